@@ -1,0 +1,50 @@
+EXTENSION = snowflake
+EXTVERSION = $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" $(EXTENSION).control)
+
+MODULE_big = snowflake
+CORE_OBJS = src/core/clock.o
+OBJS = $(CORE_OBJS) src/glue/module.o src/glue/clock_glue.o src/glue/snowflake_fn.o
+
+DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql
+DATA = $(filter-out $(DATA_built),$(wildcard sql/$(EXTENSION)--*.sql))
+
+TESTS = $(filter-out sql/$(EXTENSION).sql sql/$(EXTENSION)--%,$(wildcard sql/*.sql))
+REGRESS = $(patsubst sql/%.sql,%,$(TESTS))
+REGRESS_OPTS = --temp-config=test/preload.conf --temp-instance=tmp_check_regress \
+	--load-extension=$(EXTENSION)
+
+PG_CONFIG ?= pg_config
+
+# C++17; PostgreSQL's headers are system headers to us (PG15's use `register`).
+PG_CXXFLAGS += -std=c++17 -Wall -Wextra -Werror -fno-strict-aliasing
+PG_CPPFLAGS += -isystem $(shell $(PG_CONFIG) --includedir-server)
+SHLIB_LINK += -lstdc++
+# The server's bitcode rule drops PG_CXXFLAGS; JIT inlining of this module is not needed.
+override with_llvm = no
+
+EXTRA_CLEAN = test/unit/unit_tests tmp_check tmp_check_regress
+
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+sql/$(EXTENSION)--$(EXTVERSION).sql: sql/$(EXTENSION).sql
+	cp $< $@
+
+# Unit tests of the PostgreSQL-free core, with a fake clock.
+UNIT_SRCS = $(wildcard test/unit/*.cpp) $(CORE_OBJS:.o=.cpp)
+test/unit/unit_tests: $(UNIT_SRCS) $(wildcard src/core/*.hpp)
+	$(CXX) -std=c++17 -O2 -g -Wall -Wextra -Werror -pthread -Isrc/core -o $@ $(UNIT_SRCS) \
+		-lgtest -lgtest_main
+
+unitcheck: test/unit/unit_tests
+	test/unit/unit_tests
+
+# TAP tests: each starts its own servers (PostgreSQL::Test::Cluster).
+tapcheck:
+	rm -rf tmp_check && mkdir -p tmp_check
+	cd test && TESTDIR='$(CURDIR)' PATH="$(bindir):$$PATH" PGPORT='6$(DEF_PGPORT)' \
+		PG_REGRESS='$(top_builddir)/src/test/regress/pg_regress' \
+		$(PROVE) -I $(top_srcdir)/src/test/perl/ -I . $(PROVE_FLAGS) \
+		$(if $(PROVE_TESTS),$(PROVE_TESTS),t/*.pl)
+
+.PHONY: unitcheck tapcheck

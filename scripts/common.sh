@@ -1,0 +1,92 @@
+# Shared by the scripts: install what is missing, build and install the extension, and run
+# PostgreSQL as an unprivileged user. Sourced, not run.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+PG_MAJOR=${PG_MAJOR:-15}
+PG_BIN=/usr/lib/postgresql/$PG_MAJOR/bin
+PG_CONFIG=$PG_BIN/pg_config
+# The account that runs servers when the scripts run as root (PostgreSQL refuses root).
+SERVER_USER=${SNOWFLAKE_SERVER_USER:-snowflake}
+
+log() { printf '==> %s\n' "$*" >&2; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+as_root() {
+  if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+# Who runs servers and tests: the caller, or SERVER_USER when the caller is root.
+run_user() {
+  if [ "$(id -u)" = 0 ]; then echo "$SERVER_USER"; else id -un; fi
+}
+
+as_user() {
+  if [ "$(id -u)" = 0 ]; then runuser -u "$SERVER_USER" -- "$@"; else "$@"; fi
+}
+
+PACKAGES=(
+  "postgresql-$PG_MAJOR" "postgresql-server-dev-$PG_MAJOR" postgresql-client-common
+  make g++ libgtest-dev libipc-run-perl perl
+)
+
+install_packages() {
+  local missing=() p
+  for p in "${PACKAGES[@]}" "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  log "installing ${missing[*]}"
+  # Debian's postgresql package would create and start a cluster on port 5432; we only
+  # want the binaries, and start our own throwaway servers.
+  if [ ! -e /etc/postgresql-common/createcluster.conf ]; then
+    as_root mkdir -p /etc/postgresql-common/createcluster.d
+    echo 'create_main_cluster = false' |
+      as_root tee /etc/postgresql-common/createcluster.d/snowflake-no-main-cluster.conf >/dev/null
+  fi
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+    "${missing[@]}" >/dev/null
+}
+
+ensure_server_user() {
+  [ "$(id -u)" = 0 ] || return 0
+  id -u "$SERVER_USER" >/dev/null 2>&1 && return 0
+  log "creating unprivileged user $SERVER_USER to run PostgreSQL"
+  useradd --system --user-group --home-dir /nonexistent --no-create-home \
+    --shell /usr/sbin/nologin "$SERVER_USER"
+}
+
+# The work folder: build/ in the checkout, owned by the user who runs the servers; if that
+# user cannot reach the checkout (say, it is under /root), a folder under /var/tmp.
+WORK=
+prepare_work() {
+  WORK=$ROOT/build
+  mkdir -p "$WORK"
+  if [ "$(id -u)" = 0 ]; then
+    chown "$SERVER_USER:" "$WORK"
+    if ! runuser -u "$SERVER_USER" -- test -w "$WORK"; then
+      WORK=/var/tmp/snowflake-build
+      mkdir -p "$WORK"
+      chown "$SERVER_USER:" "$WORK"
+      log "the checkout is not reachable by $SERVER_USER; working in $WORK"
+    fi
+  fi
+}
+
+# Copies the sources into WORK/tree (so that every file the build and the tests write belongs
+# to the unprivileged user), builds there, and installs into PostgreSQL as root.
+build_and_install() {
+  log "building in $WORK/tree"
+  as_user mkdir -p "$WORK/tree"
+  tar -C "$ROOT" --exclude=./build --exclude=./.git -cf - . | as_user tar -C "$WORK/tree" -xf -
+  as_user make -C "$WORK/tree" -s -j"$(nproc)" PG_CONFIG="$PG_CONFIG" all test/unit/unit_tests
+  as_root make -C "$WORK/tree" -s PG_CONFIG="$PG_CONFIG" install
+}
+
+# A free TCP port on loopback at or after $1.
+free_port() {
+  local port=$1
+  while (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((port + 1)); done
+  echo "$port"
+}

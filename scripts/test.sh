@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds and installs the extension, then runs every test: the
+# core's unit tests, pg_regress (sql/, expected/) and the TAP tests (test/t/). Each suite
+# starts its own throwaway servers as an unprivileged user. Exits non-zero on any failure.
+source "$(dirname "$0")/common.sh"
+
+install_packages
+ensure_server_user
+prepare_work
+build_and_install
+
+passed=0
+failed=0
+failed_names=()
+suite() {
+  local name=$1
+  shift
+  log "$name"
+  if "$@"; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    failed_names+=("$name")
+  fi
+}
+
+regress() {
+  if as_user make -C "$WORK/tree" -s PG_CONFIG="$PG_CONFIG" installcheck; then return 0; fi
+  cat "$WORK/tree/regression.diffs" 2>/dev/null || true
+  return 1
+}
+
+tap() {
+  if as_user make -C "$WORK/tree" -s PG_CONFIG="$PG_CONFIG" tapcheck; then return 0; fi
+  local f
+  for f in "$WORK"/tree/tmp_check/log/regress_log_*; do
+    [ -f "$f" ] || continue
+    echo "---- tail of $f"
+    tail -n 40 "$f"
+  done
+  return 1
+}
+
+suite "unit tests (core, fake clock)" as_user "$WORK/tree/test/unit/unit_tests"
+suite "pg_regress" regress
+suite "TAP" tap
+
+echo
+echo "suites: $passed passed, $failed failed"
+if [ "$failed" -ne 0 ]; then
+  echo "failed: ${failed_names[*]}"
+  exit 1
+fi

@@ -1,0 +1,69 @@
+-- Every bad input gets an ERROR with a fitting SQLSTATE and changes nothing.
+SET timezone = 'UTC';
+CREATE FUNCTION pg_temp.try(q text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE q;
+  RETURN 'no error';
+EXCEPTION WHEN OTHERS THEN
+  RETURN SQLSTATE || ': ' || SQLERRM;
+END $$;
+
+-- shard out of range (22023 invalid_parameter_value)
+SELECT snowflake(-1);
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+SELECT snowflake(8192);
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+SELECT pg_temp.try('SELECT snowflake(2147483647)');
+
+-- negative IDs are not snowflake IDs (22003 numeric_value_out_of_range)
+SELECT snowflake_decode(-1);
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+SELECT pg_temp.try('SELECT snowflake_timestamp(-1)');
+SELECT pg_temp.try('SELECT snowflake_shard(-9223372036854775808)');
+SELECT pg_temp.try('SELECT snowflake_seq(-42)');
+
+-- timestamps outside the IDs' range (22008 datetime_value_out_of_range)
+SELECT snowflake_at('2019-12-31 23:59:59.999+00');
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+SELECT pg_temp.try($$SELECT snowflake_at('2054-11-03 19:53:47.776+00')$$);
+SELECT pg_temp.try($$SELECT snowflake_at('infinity')$$);
+SELECT pg_temp.try($$SELECT snowflake_at('-infinity')$$);
+
+-- NULL in, NULL out
+SELECT snowflake(NULL) IS NULL AS a, snowflake_timestamp(NULL) IS NULL AS b,
+       snowflake_at(NULL) IS NULL AS c, (snowflake_decode(NULL)).ts IS NULL AS d;
+
+-- settings out of range (22023) or fixed at server start (55P02)
+SET snowflake.shard_id = 8192;
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+SET snowflake.shard_id = -1;
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+SET snowflake.max_lead = -1;
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+SET snowflake.epoch = '0';
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+ALTER SYSTEM SET snowflake.epoch = 'yesterday';
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+ALTER SYSTEM SET snowflake.epoch = '4102444800001';
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+SELECT pg_temp.try($$SET snowflake.no_such_setting = 1$$);
+SHOW snowflake.epoch;
+
+-- an ordinary user can generate and decode, but not change the shard or the lead bound
+CREATE ROLE snowflake_regress_user;
+SET ROLE snowflake_regress_user;
+SELECT snowflake_shard(snowflake()) AS shard, snowflake_shard(snowflake(9)) AS explicit;
+SET snowflake.shard_id = 1;
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+SELECT pg_temp.try('SET snowflake.max_lead = 0');
+SELECT pg_temp.try($$SELECT set_config('snowflake.shard_id', '2', false)$$);
+SHOW snowflake.shard_id;
+RESET ROLE;
+DROP ROLE snowflake_regress_user;
+
+-- a failing statement leaves nothing behind
+CREATE TABLE t (id bigint PRIMARY KEY DEFAULT snowflake(), shard int);
+INSERT INTO t (id, shard) SELECT snowflake(s), s FROM generate_series(8190, 8193) s;
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+SELECT count(*) FROM t;
+DROP TABLE t;

@@ -1,0 +1,74 @@
+// Shared by the glue files: the PostgreSQL headers (after every C++ header), the settings,
+// the shared state and the wrapper that keeps C++ exceptions out of the server.
+#pragma once
+
+#include "../core/shared_state.hpp"
+
+#include <cstdint>
+#include <cstring>
+#include <exception>
+
+extern "C" {
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "utils/timestamp.h"
+}
+
+namespace snowflake::glue {
+
+// Settings (module.cpp).
+extern int shard_id;       // snowflake.shard_id
+extern int max_lead_ms;    // snowflake.max_lead
+extern int64_t epoch_ms;   // snowflake.epoch, parsed
+
+// The shared state, or nullptr when the library was not preloaded.
+extern SharedState *shared;
+
+// Raises the "not preloaded" ERROR unless the shared state exists.
+SharedState &require_shared();
+
+// The never-backwards clock in milliseconds since snowflake.epoch; reports clock steps as
+// WARNINGs and raises an ERROR when the clock is before the epoch.
+uint64_t clock_now_ms();
+
+// Sleeps about ms milliseconds, or less; a cancel, statement_timeout or postmaster death ends
+// the wait.
+void wait_for_clock(uint64_t ms);
+
+// Timestamps: milliseconds since the Unix epoch <-> timestamptz.
+constexpr int64_t kUnixToPgEpochMs =
+    int64_t{POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE} * SECS_PER_DAY * 1000;
+
+inline TimestampTz unix_ms_to_timestamptz(int64_t unix_ms) {
+  return (unix_ms - kUnixToPgEpochMs) * 1000;
+}
+
+// Floor of a finite timestamptz in Unix milliseconds; ERROR for infinity.
+int64_t timestamptz_to_unix_ms(TimestampTz ts);
+
+[[noreturn]] void raise_cxx_exception(const char *function, const char *what);
+
+}  // namespace snowflake::glue
+
+// Defines an SQL-callable function whose body is C++: every exception is caught, the catch
+// block is left, and only then is the PostgreSQL ERROR raised, so that the error's longjmp
+// never crosses a C++ frame that still owns an object.
+#define SNOWFLAKE_FUNCTION(name)                                                     \
+  static Datum name##_impl([[maybe_unused]] FunctionCallInfo fcinfo);                \
+  extern "C" {                                                                       \
+  PG_FUNCTION_INFO_V1(name);                                                         \
+  Datum name(PG_FUNCTION_ARGS) {                                                     \
+    char what_[256] = {0};                                                           \
+    try {                                                                            \
+      return name##_impl(fcinfo);                                                    \
+    } catch (const std::exception &e) {                                              \
+      std::strncpy(what_, e.what(), sizeof what_ - 1);                               \
+    } catch (...) {                                                                  \
+      std::strncpy(what_, "unknown C++ exception", sizeof what_ - 1);               \
+    }                                                                                \
+    snowflake::glue::raise_cxx_exception(#name, what_);                              \
+  }                                                                                  \
+  }                                                                                  \
+  static Datum name##_impl([[maybe_unused]] FunctionCallInfo fcinfo)

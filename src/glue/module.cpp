@@ -1,0 +1,145 @@
+// Module start-up: settings, and the shared state requested and created through the
+// shared-memory hooks.
+#include "glue.hpp"
+
+#include <cerrno>
+#include <cstdlib>
+#include <new>
+
+extern "C" {
+#include "storage/ipc.h"
+#include "storage/lwlock.h"
+#include "storage/shmem.h"
+#include "utils/guc.h"
+
+PG_MODULE_MAGIC;
+
+void _PG_init(void);
+}
+
+namespace snowflake::glue {
+
+int shard_id = 0;
+int max_lead_ms = 1000;
+int64_t epoch_ms = kDefaultEpochMs;
+SharedState *shared = nullptr;
+
+namespace {
+
+char *epoch_setting = nullptr;
+
+// Epochs from 1970 to 2100: wide enough for every real scheme (Instagram's is 2011), narrow
+// enough that no conversion to timestamptz can overflow.
+constexpr int64_t kMaxEpochMs = 4102444800000;
+
+bool parse_epoch(const char *text, int64_t *out) {
+  if (text == nullptr || *text == '\0') return false;
+  for (const char *p = text; *p; ++p)
+    if (*p < '0' || *p > '9') return false;
+  errno = 0;
+  char *end = nullptr;
+  const long long v = std::strtoll(text, &end, 10);
+  if (errno != 0 || *end != '\0' || v < 0 || v > kMaxEpochMs) return false;
+  *out = v;
+  return true;
+}
+
+bool check_epoch(char **newval, void **, GucSource) {
+  int64_t v;
+  if (parse_epoch(*newval, &v)) return true;
+  GUC_check_errdetail("snowflake.epoch must be a whole number of milliseconds since "
+                      "1970-01-01 00:00:00 UTC, from 0 to %lld.",
+                      static_cast<long long>(kMaxEpochMs));
+  return false;
+}
+
+void assign_epoch(const char *newval, void *) {
+  int64_t v;
+  if (parse_epoch(newval, &v)) epoch_ms = v;
+}
+
+#if PG_VERSION_NUM >= 150000
+shmem_request_hook_type prev_shmem_request_hook = nullptr;
+#endif
+shmem_startup_hook_type prev_shmem_startup_hook = nullptr;
+
+void request_shmem() {
+#if PG_VERSION_NUM >= 150000
+  if (prev_shmem_request_hook) prev_shmem_request_hook();
+#endif
+  RequestAddinShmemSpace(sizeof(SharedState));
+}
+
+void startup_shmem() {
+  if (prev_shmem_startup_hook) prev_shmem_startup_hook();
+  bool found = false;
+  LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+  void *mem = ShmemInitStruct("snowflake", sizeof(SharedState), &found);
+  if (!found) {
+    // ShmemInitStruct hands out cache-line-aligned space, as ShardSlot needs.
+    Assert(reinterpret_cast<uintptr_t>(mem) % alignof(SharedState) == 0);
+    SharedState *state = new (mem) SharedState;
+    state->init();
+  }
+  shared = static_cast<SharedState *>(mem);
+  LWLockRelease(AddinShmemInitLock);
+}
+
+void define_settings() {
+  DefineCustomIntVariable(
+      "snowflake.shard_id", "Shard written into IDs made by snowflake().",
+      "Give every server (or database, or role) that writes into the same tables its own "
+      "shard; two writers with one shard can make the same ID.",
+      &shard_id, 0, 0, static_cast<int>(kMaxShard), PGC_SUSET, 0, nullptr, nullptr, nullptr);
+  DefineCustomIntVariable(
+      "snowflake.max_lead", "How far ahead of the clock IDs may run when a shard's 1,024 "
+      "IDs of a millisecond are used up.",
+      "Past this lead, snowflake() waits for the clock.", &max_lead_ms, 1000, 0, 3600000,
+      PGC_SUSET, GUC_UNIT_MS, nullptr, nullptr, nullptr);
+  DefineCustomStringVariable(
+      "snowflake.epoch", "Epoch of snowflake IDs, in milliseconds since 1970-01-01 UTC.",
+      "The default is 2020-01-01 00:00:00 UTC. Changing it changes the meaning of every "
+      "stored ID.",
+      &epoch_setting, "1577836800000",
+      // PostgreSQL allows server-start-only settings only to preloaded libraries; loaded
+      // later, the library can only decode, and reads the epoch at load and reload.
+      process_shared_preload_libraries_in_progress ? PGC_POSTMASTER : PGC_SIGHUP, 0,
+      check_epoch, assign_epoch, nullptr);
+  MarkGUCPrefixReserved("snowflake");
+}
+
+}  // namespace
+
+SharedState &require_shared() {
+  if (unlikely(shared == nullptr))
+    ereport(ERROR,
+            (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+             errmsg("snowflake must be loaded via shared_preload_libraries"),
+             errdetail("The generator state lives in shared memory, shared by every "
+                       "backend; without it IDs could repeat."),
+             errhint("Add snowflake to shared_preload_libraries in postgresql.conf and "
+                     "restart the server.")));
+  return *shared;
+}
+
+void raise_cxx_exception(const char *function, const char *what) {
+  ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
+                  errmsg("unexpected C++ exception in %s: %s", function, what)));
+  pg_unreachable();
+}
+
+}  // namespace snowflake::glue
+
+extern "C" void _PG_init(void) {
+  using namespace snowflake::glue;
+  define_settings();
+  if (!process_shared_preload_libraries_in_progress) return;
+#if PG_VERSION_NUM >= 150000
+  prev_shmem_request_hook = shmem_request_hook;
+  shmem_request_hook = request_shmem;
+#else
+  request_shmem();
+#endif
+  prev_shmem_startup_hook = shmem_startup_hook;
+  shmem_startup_hook = startup_shmem;
+}

@@ -1,0 +1,104 @@
+// SQL functions of the snowflake ID kind: generate, decode, and time-to-ID bounds.
+#include "glue.hpp"
+
+#include "../core/generator.hpp"
+
+extern "C" {
+#include "access/htup_details.h"
+#include "funcapi.h"
+}
+
+namespace {
+
+using namespace snowflake;
+using namespace snowflake::glue;
+
+pg_noinline void raise_bad_shard(int32 shard) {
+  ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                  errmsg("shard %d is out of range", shard),
+                  errdetail("A shard is an integer from 0 to %u.", kMaxShard)));
+}
+
+pg_noinline void raise_exhausted() {
+  ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+                  errmsg("snowflake IDs are exhausted: the clock is past the 41-bit range of "
+                         "snowflake.epoch")));
+}
+
+int64 issue(uint32_t shard) {
+  SharedState &state = require_shared();
+  std::atomic<uint64_t> &slot = state.shards[shard].last;
+  for (;;) {
+    const NextResult r = next_state<kSeqBits>(slot, clock_now_ms(),
+                                              static_cast<uint64_t>(max_lead_ms), kMaxTimeMs);
+    if (likely(r.step == Step::kIssued))
+      return static_cast<int64>(pack(r.value >> kSeqBits, shard, r.value & kMaxSeq));
+    if (r.step == Step::kExhausted) raise_exhausted();
+    wait_for_clock(r.value);
+  }
+}
+
+uint64_t checked_id(int64 id) {
+  if (id < 0)
+    ereport(ERROR, (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+                    errmsg("snowflake ID %lld is negative", static_cast<long long>(id)),
+                    errdetail("snowflake IDs are positive bigints.")));
+  return static_cast<uint64_t>(id);
+}
+
+TimestampTz id_timestamp(uint64_t id) {
+  return unix_ms_to_timestamptz(static_cast<int64_t>(unpack(id).ms) + epoch_ms);
+}
+
+}  // namespace
+
+SNOWFLAKE_FUNCTION(snowflake_next) {
+  return Int64GetDatum(issue(static_cast<uint32_t>(shard_id)));
+}
+
+SNOWFLAKE_FUNCTION(snowflake_next_shard) {
+  const int32 shard = PG_GETARG_INT32(0);
+  if (shard < 0 || static_cast<uint32_t>(shard) > kMaxShard) raise_bad_shard(shard);
+  return Int64GetDatum(issue(static_cast<uint32_t>(shard)));
+}
+
+SNOWFLAKE_FUNCTION(snowflake_timestamp) {
+  return TimestampTzGetDatum(id_timestamp(checked_id(PG_GETARG_INT64(0))));
+}
+
+SNOWFLAKE_FUNCTION(snowflake_shard) {
+  return Int32GetDatum(static_cast<int32>(unpack(checked_id(PG_GETARG_INT64(0))).shard));
+}
+
+SNOWFLAKE_FUNCTION(snowflake_seq) {
+  return Int32GetDatum(static_cast<int32>(unpack(checked_id(PG_GETARG_INT64(0))).seq));
+}
+
+SNOWFLAKE_FUNCTION(snowflake_decode) {
+  const uint64_t id = checked_id(PG_GETARG_INT64(0));
+  TupleDesc desc;
+  if (get_call_result_type(fcinfo, nullptr, &desc) != TYPEFUNC_COMPOSITE)
+    ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                    errmsg("snowflake_decode must be called in a context that accepts a record")));
+  desc = BlessTupleDesc(desc);
+  const Decoded d = unpack(id);
+  Datum values[3] = {TimestampTzGetDatum(id_timestamp(id)),
+                     Int32GetDatum(static_cast<int32>(d.shard)),
+                     Int32GetDatum(static_cast<int32>(d.seq))};
+  bool nulls[3] = {false, false, false};
+  return HeapTupleGetDatum(heap_form_tuple(desc, values, nulls));
+}
+
+SNOWFLAKE_FUNCTION(snowflake_at) {
+  const int64_t unix_ms = timestamptz_to_unix_ms(PG_GETARG_TIMESTAMPTZ(0));
+  const int64_t ms = unix_ms - epoch_ms;
+  if (ms < 0 || static_cast<uint64_t>(ms) > kMaxTimeMs)
+    ereport(ERROR,
+            (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+             errmsg("timestamp is outside the range of snowflake IDs"),
+             errdetail("snowflake IDs cover %lld to %lld ms since 1970 (snowflake.epoch plus "
+                       "41 bits of milliseconds).",
+                       static_cast<long long>(epoch_ms),
+                       static_cast<long long>(epoch_ms + static_cast<int64_t>(kMaxTimeMs)))));
+  return Int64GetDatum(static_cast<int64>(pack(static_cast<uint64_t>(ms), 0, 0)));
+}

@@ -1,0 +1,91 @@
+# 8 concurrent clients (pgbench) insert 1,000,000 IDs of one shard, then the same over two
+# shards: zero duplicates, and each client's IDs strictly increasing in issue order.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $node = PostgreSQL::Test::Cluster->new('concurrency');
+$node->init;
+$node->append_conf('postgresql.conf', qq{
+shared_preload_libraries = 'snowflake'
+snowflake.shard_id = 11
+max_connections = 40
+});
+$node->start;
+$node->safe_psql('postgres', q{
+CREATE EXTENSION snowflake;
+CREATE TABLE ids (n bigserial, client int NOT NULL, id bigint PRIMARY KEY);
+});
+
+# One shard: 8 clients x 125 transactions x 1000 rows.
+$node->pgbench(
+	'--no-vacuum --client=8 --jobs=2 --transactions=125',
+	0,
+	[qr{number of transactions actually processed: 1000/1000}],
+	[qr{^$}],
+	'8 clients insert 1,000,000 snowflake() IDs of one shard',
+	{
+		'001_one_shard' => q{
+INSERT INTO ids (client, id) SELECT :client_id, snowflake() FROM generate_series(1, 1000);
+}
+	});
+
+sub check_ids
+{
+	my ($what, $rows, $shards) = @_;
+	is($node->safe_psql('postgres', 'SELECT count(*), count(DISTINCT id) FROM ids'),
+		"$rows|$rows", "$what: $rows rows, no duplicate");
+	is( $node->safe_psql(
+			'postgres', q{
+SELECT count(*) FROM (
+  SELECT id, lag(id) OVER (PARTITION BY client ORDER BY n) AS prev FROM ids) s
+WHERE id <= prev}),
+		'0',
+		"$what: every client's IDs strictly increase");
+	is( $node->safe_psql(
+			'postgres',
+			'SELECT string_agg(DISTINCT snowflake_shard(id)::text, \',\') FROM ids'),
+		$shards,
+		"$what: decoded shards");
+}
+
+check_ids('one shard', 1000000, '11');
+
+# Two shards: odd clients write shard 1, even clients shard 2, with an explicit shard.
+$node->safe_psql('postgres', 'TRUNCATE ids');
+$node->pgbench(
+	'--no-vacuum --client=8 --jobs=2 --transactions=125',
+	0,
+	[qr{number of transactions actually processed: 1000/1000}],
+	[qr{^$}],
+	'8 clients insert 1,000,000 IDs over two shards',
+	{
+		'001_two_shards' => q{
+INSERT INTO ids (client, id) SELECT :client_id, snowflake(1 + :client_id % 2)
+  FROM generate_series(1, 1000);
+}
+	});
+check_ids('two shards', 1000000, '1,2');
+is( $node->safe_psql(
+		'postgres',
+		'SELECT count(*) FROM ids GROUP BY snowflake_shard(id) ORDER BY 1'),
+	"500000\n500000",
+	'two shards: half of the IDs each');
+
+# The same shard from the setting and from the explicit argument is one sequence.
+$node->safe_psql('postgres', 'TRUNCATE ids');
+$node->safe_psql('postgres', q{
+INSERT INTO ids (client, id)
+  SELECT g % 2, CASE WHEN g % 2 = 0 THEN snowflake() ELSE snowflake(11) END
+  FROM generate_series(1, 100000) g});
+check_ids('setting and argument share a shard', 100000, '11');
+is( $node->safe_psql(
+		'postgres',
+		'SELECT count(*) FROM (SELECT id, lag(id) OVER (ORDER BY n) AS prev FROM ids) s WHERE id <= prev'),
+	'0',
+	'one sequence per shard, whichever way the shard is named');
+
+$node->stop;
+done_testing();

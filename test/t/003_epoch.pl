@@ -1,0 +1,67 @@
+# snowflake.epoch: Instagram's epoch continues a table whose IDs came from Instagram's
+# PL/pgSQL next_id() with larger IDs; an epoch in the future is an ERROR, not a wrong ID.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $node = PostgreSQL::Test::Cluster->new('epoch');
+$node->init;
+$node->append_conf('postgresql.conf', qq{
+shared_preload_libraries = 'snowflake'
+snowflake.epoch = '1314220021721'
+snowflake.shard_id = 5
+});
+$node->start;
+
+$node->safe_psql('postgres', q{
+CREATE EXTENSION snowflake;
+CREATE SEQUENCE table_id_seq;
+-- Instagram's next_id(), as published
+CREATE FUNCTION next_id(OUT result bigint) AS $$
+DECLARE
+    our_epoch bigint := 1314220021721;
+    seq_id bigint;
+    now_millis bigint;
+    shard_id int := 5;
+BEGIN
+    SELECT nextval('table_id_seq') % 1024 INTO seq_id;
+    SELECT FLOOR(EXTRACT(EPOCH FROM clock_timestamp()) * 1000) INTO now_millis;
+    result := (now_millis - our_epoch) << 23;
+    result := result | (shard_id << 10);
+    result := result | (seq_id);
+END;
+$$ LANGUAGE PLPGSQL;
+CREATE TABLE insta (id bigint PRIMARY KEY DEFAULT next_id(), src text);
+INSERT INTO insta (src) SELECT 'next_id' FROM generate_series(1, 1000);
+});
+$node->safe_psql('postgres', q{
+ALTER TABLE insta ALTER COLUMN id SET DEFAULT snowflake();
+INSERT INTO insta (src) SELECT 'snowflake' FROM generate_series(1, 1000);
+});
+
+is( $node->safe_psql(
+		'postgres',
+		q{SELECT max(id) FILTER (WHERE src = 'next_id') < min(id) FILTER (WHERE src = 'snowflake') FROM insta}),
+	't',
+	'snowflake() continues above next_id() with the same epoch');
+is( $node->safe_psql(
+		'postgres',
+		q{SELECT count(*) FROM insta
+		   WHERE abs(extract(epoch FROM snowflake_timestamp(id) - now())) < 60
+		     AND snowflake_shard(id) = 5}),
+	'2000',
+	'both kinds decode to the present time and shard 5 with the Instagram epoch');
+is($node->safe_psql('postgres', 'SHOW snowflake.epoch'), '1314220021721', 'the setting reads back');
+
+# An epoch after the present: generation refuses instead of issuing a wrapped ID.
+$node->append_conf('postgresql.conf', "snowflake.epoch = '4102444800000'");
+$node->restart;
+my ($ret, $stdout, $stderr) =
+  $node->psql('postgres', "\\set VERBOSITY verbose\nSELECT snowflake()");
+isnt($ret, 0, 'snowflake() fails when the clock is before the epoch');
+like($stderr, qr/ERROR:  22008: system clock is before snowflake.epoch/, 'with a clear error');
+
+$node->stop;
+done_testing();

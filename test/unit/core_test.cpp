@@ -1,0 +1,266 @@
+// Unit tests of the PostgreSQL-free core: layout, never-backwards clock (with a fake clock),
+// and the generator state machine.
+#include "clock.hpp"
+#include "generator.hpp"
+#include "layout.hpp"
+#include "shared_state.hpp"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <set>
+#include <thread>
+#include <vector>
+
+using namespace snowflake;
+
+namespace {
+
+constexpr int64_t kMs = 1000000;                 // ns
+constexpr int64_t kMinute = 60 * 1000 * kMs;     // ns
+constexpr int64_t kWallStart = 1763000000000 * kMs;  // some day in 2025, ns since 1970
+
+// A fake machine: a monotonic clock and a wall clock that tests advance and step.
+struct FakeClock {
+  int64_t mono = 5000 * kMs;
+  int64_t wall = kWallStart;
+  void advance(int64_t ns) {
+    mono += ns;
+    wall += ns;
+  }
+  ClockTick now(ClockState &state, LocalClock &local) {
+    return clock_now(state, local, [this] { return mono; }, [this] { return wall; });
+  }
+};
+
+struct ClockTest : ::testing::Test {
+  ClockState state;
+  LocalClock local;
+  FakeClock clock;
+  void SetUp() override { state.init(); }
+};
+
+struct Generator {
+  std::atomic<uint64_t> last{0};
+  uint64_t lead_ms = 1000;
+  NextResult next(uint64_t now_ms) {
+    return next_state<kSeqBits>(last, now_ms, lead_ms, kMaxTimeMs);
+  }
+};
+
+}  // namespace
+
+TEST(Layout, InstagramBitPositions) {
+  EXPECT_EQ(pack(1, 0, 0), uint64_t{1} << 23);
+  EXPECT_EQ(pack(0, 1, 0), uint64_t{1} << 10);
+  EXPECT_EQ(pack(0, 0, 1), uint64_t{1});
+  EXPECT_EQ(pack(123456789, 4321, 987), (uint64_t{123456789} << 23) | (4321u << 10) | 987u);
+}
+
+TEST(Layout, RoundTripAndEdges) {
+  const Decoded d = unpack(pack(kMaxTimeMs, kMaxShard, kMaxSeq));
+  EXPECT_EQ(d.ms, kMaxTimeMs);
+  EXPECT_EQ(d.shard, kMaxShard);
+  EXPECT_EQ(d.seq, kMaxSeq);
+  EXPECT_EQ(pack(kMaxTimeMs, kMaxShard, kMaxSeq), uint64_t{INT64_MAX});
+  const Decoded z = unpack(0);
+  EXPECT_EQ(z.ms + z.shard + z.seq, 0u);
+  // 2^40 - 1 ms after 2020-01-01 is 2054-11-03T19:53:47.775Z.
+  EXPECT_EQ(static_cast<int64_t>(kMaxTimeMs) + kDefaultEpochMs, 2677348427775);
+}
+
+TEST_F(ClockTest, FollowsTheWallClock) {
+  EXPECT_EQ(clock.now(state, local).unix_ns, kWallStart);
+  clock.advance(3 * kMs);
+  EXPECT_EQ(clock.now(state, local).unix_ns, kWallStart + 3 * kMs);
+}
+
+TEST_F(ClockTest, BackwardStepOf10msNeitherRepeatsNorStalls) {
+  clock.now(state, local);
+  clock.advance(2 * kMs);
+  clock.wall -= 10 * kMs;
+  const ClockTick t = clock.now(state, local);
+  EXPECT_EQ(t.event, ClockEvent::kStepBack);
+  EXPECT_EQ(t.step_ns, 10 * kMs);
+  EXPECT_EQ(t.unix_ns, kWallStart + 2 * kMs);  // not 8 ms earlier
+  for (int i = 1; i <= 20; ++i) {
+    clock.advance(kMs);
+    const ClockTick u = clock.now(state, local);
+    EXPECT_EQ(u.event, ClockEvent::kNone) << "one warning per step, not per reading";
+    EXPECT_EQ(u.unix_ns, kWallStart + (2 + i) * kMs);  // real-time rate
+  }
+  EXPECT_EQ(state.steps_back.load(), 1u);
+}
+
+TEST_F(ClockTest, BackwardStepOf10MinutesKeepsGeneratingAtRealTimeRate) {
+  Generator gen;
+  uint64_t prev = 0;
+  auto issue = [&] {
+    const int64_t now_ms = clock.now(state, local).unix_ns / kMs - kDefaultEpochMs;
+    const NextResult r = gen.next(static_cast<uint64_t>(now_ms));
+    EXPECT_EQ(r.step, Step::kIssued);
+    EXPECT_GT(r.value, prev);
+    prev = r.value;
+    return r.value >> kSeqBits;
+  };
+  const uint64_t before = issue();
+  clock.advance(kMs);
+  clock.wall -= 10 * kMinute;
+  int events = 0;
+  for (int i = 0; i < 5000; ++i) {  // 5 s of simulated time, one ID per ms
+    LocalClock other;                // and a fresh backend each time: still one event
+    const ClockTick t = clock.now(state, i % 2 ? local : other);
+    events += t.event == ClockEvent::kStepBack;
+    issue();
+    clock.advance(kMs);
+  }
+  EXPECT_EQ(events, 1);
+  // The IDs' time advanced by the 5 s that passed, no more and no less.
+  EXPECT_EQ(issue() - before, 5001u);
+}
+
+TEST_F(ClockTest, ForwardStepIsFollowedAndReported) {
+  clock.now(state, local);
+  clock.advance(2 * kMs);
+  clock.wall += 60 * kMinute;
+  const ClockTick t = clock.now(state, local);
+  EXPECT_EQ(t.event, ClockEvent::kStepForward);
+  EXPECT_EQ(t.step_ns, 60 * kMinute);
+  EXPECT_EQ(t.unix_ns, kWallStart + 2 * kMs + 60 * kMinute);
+  clock.advance(2 * kMs);
+  EXPECT_EQ(clock.now(state, local).event, ClockEvent::kNone);
+  EXPECT_EQ(state.steps_forward.load(), 1u);
+}
+
+TEST_F(ClockTest, ForwardThenBackIsTwoEventsAndTimeNeverReturns) {
+  clock.now(state, local);
+  clock.advance(2 * kMs);
+  clock.wall += 60 * kMinute;
+  EXPECT_EQ(clock.now(state, local).event, ClockEvent::kStepForward);
+  clock.advance(2 * kMs);
+  clock.wall -= 60 * kMinute;
+  const ClockTick back = clock.now(state, local);
+  EXPECT_EQ(back.event, ClockEvent::kStepBack);
+  EXPECT_EQ(back.unix_ns, kWallStart + 4 * kMs + 60 * kMinute);
+  // Forward again to where the IDs are, then back again: a new event.
+  clock.advance(2 * kMs);
+  clock.wall += 60 * kMinute;
+  EXPECT_EQ(clock.now(state, local).event, ClockEvent::kNone);
+  clock.advance(2 * kMs);
+  clock.wall -= 60 * kMinute;
+  EXPECT_EQ(clock.now(state, local).event, ClockEvent::kStepBack);
+  EXPECT_EQ(state.steps_back.load(), 2u);
+}
+
+TEST_F(ClockTest, WallClockIsReadAtMostOncePerMillisecond) {
+  int wall_reads = 0;
+  auto mono = [this] { return clock.mono; };
+  auto wall = [this, &wall_reads] { ++wall_reads; return clock.wall; };
+  for (int i = 0; i < 1000; ++i) {
+    clock_now(state, local, mono, wall);
+    clock.advance(10000);  // 10 us
+  }
+  EXPECT_EQ(wall_reads, 10);
+}
+
+TEST_F(ClockTest, PreemptedReadingIsRetried) {
+  // The process is descheduled for 1 ms between the first monotonic reading and the wall
+  // reading: that pair would move the offset 0.5 ms forward, so it must not be used.
+  const int64_t offset = clock.wall - clock.mono;
+  bool preempted = false;
+  auto mono = [this] { return clock.mono; };
+  auto wall = [this, &preempted] {
+    if (!preempted) clock.advance(kMs);
+    preempted = true;
+    return clock.wall;
+  };
+  const ClockTick t = clock_now(state, local, mono, wall);
+  EXPECT_EQ(state.offset_ns.load(), offset);
+  EXPECT_EQ(t.unix_ns, clock.wall);
+  EXPECT_EQ(t.event, ClockEvent::kNone);
+}
+
+TEST(GeneratorTest, NewMillisecondStartsAtSequenceZero) {
+  Generator gen;
+  EXPECT_EQ(gen.next(100).value, uint64_t{100} << kSeqBits);
+  EXPECT_EQ(gen.next(100).value, (uint64_t{100} << kSeqBits) | 1);
+  EXPECT_EQ(gen.next(101).value, uint64_t{101} << kSeqBits);
+}
+
+TEST(GeneratorTest, FiveThousandInOneMillisecondRunAheadWithoutWaiting) {
+  Generator gen;
+  uint64_t prev = 0;
+  std::set<uint64_t> seen;
+  for (int i = 0; i < 5000; ++i) {
+    const NextResult r = gen.next(100);
+    ASSERT_EQ(r.step, Step::kIssued);
+    ASSERT_GT(r.value, prev);
+    prev = r.value;
+    seen.insert(r.value);
+  }
+  EXPECT_EQ(seen.size(), 5000u);
+  EXPECT_EQ(prev >> kSeqBits, 104u);           // 5000 = 4 * 1024 + 904
+  EXPECT_EQ(prev & kMaxSeq, 5000u - 4 * 1024 - 1);
+}
+
+TEST(GeneratorTest, LeadBoundMakesTheCallerWait) {
+  Generator gen;
+  gen.lead_ms = 2;
+  for (int i = 0; i < 3 * 1024; ++i) ASSERT_EQ(gen.next(100).step, Step::kIssued);
+  const NextResult r = gen.next(100);
+  EXPECT_EQ(r.step, Step::kWait);
+  EXPECT_EQ(r.value, 1u);
+  EXPECT_EQ(gen.last.load(), (uint64_t{102} << kSeqBits) | kMaxSeq);  // nothing consumed
+  const NextResult after = gen.next(101);  // the clock moved on
+  EXPECT_EQ(after.step, Step::kIssued);
+  EXPECT_EQ(after.value, uint64_t{103} << kSeqBits);
+}
+
+TEST(GeneratorTest, ZeroLeadWaitsForEveryNewMillisecond) {
+  Generator gen;
+  gen.lead_ms = 0;
+  for (int i = 0; i < 1024; ++i) ASSERT_EQ(gen.next(7).step, Step::kIssued);
+  EXPECT_EQ(gen.next(7).step, Step::kWait);
+}
+
+TEST(GeneratorTest, EpochEdges) {
+  Generator gen;
+  // At the epoch itself IDs are issued (millisecond 0).
+  EXPECT_EQ(gen.next(0).value >> kSeqBits, 0u);
+  // The last millisecond of the range is usable to its last sequence, then it is over.
+  Generator end;
+  end.last.store((kMaxTimeMs << kSeqBits) | (kMaxSeq - 1));
+  const NextResult last = end.next(kMaxTimeMs);
+  EXPECT_EQ(last.step, Step::kIssued);
+  EXPECT_EQ(pack(last.value >> kSeqBits, kMaxShard, last.value & kMaxSeq), uint64_t{INT64_MAX});
+  EXPECT_EQ(end.next(kMaxTimeMs).step, Step::kExhausted);
+  Generator past;
+  EXPECT_EQ(past.next(kMaxTimeMs + 1).step, Step::kExhausted);
+}
+
+TEST(GeneratorTest, ThreadsSharingOneSlotNeverCollide) {
+  constexpr int kThreads = 4;
+  constexpr int kPerThread = 200000;
+  auto state = std::make_unique<SharedState>();
+  state->init();
+  std::atomic<uint64_t> &slot = state->shards[3].last;
+  std::vector<std::vector<uint64_t>> got(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      uint64_t now = 1000;
+      got[t].reserve(kPerThread);
+      while (got[t].size() < kPerThread) {
+        const NextResult r = next_state<kSeqBits>(slot, now, 10, kMaxTimeMs);
+        if (r.step == Step::kIssued) got[t].push_back(r.value);
+        else now += r.value;  // the fake clock catches up
+      }
+    });
+  for (auto &th : threads) th.join();
+  std::set<uint64_t> all;
+  for (auto &v : got) {
+    for (size_t i = 1; i < v.size(); ++i) ASSERT_LT(v[i - 1], v[i]);
+    all.insert(v.begin(), v.end());
+  }
+  EXPECT_EQ(all.size(), size_t{kThreads} * kPerThread);
+}
