@@ -27,6 +27,9 @@ EXTRA_CLEAN = test/unit/unit_tests tmp_check tmp_check_regress
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
+# PGXS knows no header dependencies.
+$(OBJS): $(wildcard src/core/*.hpp src/glue/*.hpp)
+
 sql/$(EXTENSION)--$(EXTVERSION).sql: sql/$(EXTENSION).sql
 	cp $< $@
 

@@ -90,3 +90,38 @@ free_port() {
   while (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((port + 1)); done
   echo "$port"
 }
+
+# Starts a throwaway server with the extension preloaded: data in $1/data, a private socket
+# directory and a free port on loopback. Extra postgresql.conf lines come on stdin.
+# Sets SERVER_DATA, SERVER_SOCK, SERVER_PORT and PSQL (an array).
+start_server() {
+  local dir=$1 conf
+  conf=$(cat)
+  SERVER_DATA=$dir/data
+  SERVER_SOCK=$dir/sock
+  # A Unix socket path must fit in 107 bytes.
+  [ ${#SERVER_SOCK} -lt 90 ] || SERVER_SOCK=/tmp/snowflake-$(basename "$dir")-$(run_user)
+  as_user mkdir -p "$dir" "$SERVER_SOCK"
+  if [ -f "$SERVER_DATA/postmaster.pid" ]; then
+    log "stopping the previous server in $SERVER_DATA"
+    as_user "$PG_BIN/pg_ctl" -D "$SERVER_DATA" -m fast stop >/dev/null || true
+  fi
+  if [ ! -f "$SERVER_DATA/PG_VERSION" ]; then
+    as_user "$PG_BIN/initdb" -D "$SERVER_DATA" -U postgres -A trust --no-instructions >/dev/null
+  fi
+  SERVER_PORT=$(free_port "${2:-54329}")
+  as_user tee "$SERVER_DATA/postgresql.auto.conf" >/dev/null <<CONF
+listen_addresses = '127.0.0.1'
+port = $SERVER_PORT
+unix_socket_directories = '$SERVER_SOCK'
+shared_preload_libraries = 'snowflake'
+$conf
+CONF
+  as_user "$PG_BIN/pg_ctl" -D "$SERVER_DATA" -l "$dir/server.log" -w start >/dev/null
+  PSQL=("$PG_BIN/psql" -X -q -h "$SERVER_SOCK" -p "$SERVER_PORT" -U postgres -d postgres
+    -v ON_ERROR_STOP=1)
+}
+
+stop_server() {
+  as_user "$PG_BIN/pg_ctl" -D "$SERVER_DATA" -m fast stop >/dev/null
+}

@@ -9,32 +9,11 @@ ensure_server_user
 prepare_work
 build_and_install
 
-DEMO=$WORK/demo
-DATA=$DEMO/data
-SOCK=$DEMO/sock
-# A Unix socket path must fit in 107 bytes.
-[ ${#SOCK} -lt 90 ] || SOCK=/tmp/snowflake-demo-$(run_user)
-as_user mkdir -p "$DEMO" "$SOCK"
-
-if [ -f "$DATA/postmaster.pid" ]; then
-  log "stopping the previous demo server"
-  as_user "$PG_BIN/pg_ctl" -D "$DATA" -m fast stop >/dev/null || true
-fi
-if [ ! -f "$DATA/PG_VERSION" ]; then
-  as_user "$PG_BIN/initdb" -D "$DATA" -U postgres -A trust --no-instructions >/dev/null
-fi
-PORT=$(free_port "${SNOWFLAKE_DEMO_PORT:-54329}")
-as_user tee "$DATA/postgresql.auto.conf" >/dev/null <<CONF
-listen_addresses = '127.0.0.1'
-port = $PORT
-unix_socket_directories = '$SOCK'
-shared_preload_libraries = 'snowflake'
+start_server "$WORK/demo" "${SNOWFLAKE_DEMO_PORT:-54329}" <<'CONF'
 snowflake.shard_id = 1
 CONF
-as_user "$PG_BIN/pg_ctl" -D "$DATA" -l "$DEMO/server.log" -w start >/dev/null
 
-PSQL=("$PG_BIN/psql" -X -h "$SOCK" -p "$PORT" -U postgres -d postgres -v ON_ERROR_STOP=1)
-as_user "${PSQL[@]}" <<'SQL'
+as_user "${PSQL[@]}" -e <<'SQL'
 CREATE EXTENSION IF NOT EXISTS snowflake;
 DROP TABLE IF EXISTS demo_orders;
 CREATE TABLE demo_orders (
@@ -51,8 +30,8 @@ SQL
 
 cat <<EOF2
 
-The demo server is running (PostgreSQL $PG_MAJOR, port $PORT, loopback and $SOCK only).
-Connect:  $( [ "$(id -u)" = 0 ] && echo "runuser -u $SERVER_USER -- " )$PG_BIN/psql -h $SOCK -p $PORT -U postgres
-      or: psql "host=127.0.0.1 port=$PORT user=postgres"
-Stop:     $( [ "$(id -u)" = 0 ] && echo "runuser -u $SERVER_USER -- " )$PG_BIN/pg_ctl -D $DATA stop
+The demo server is running: PostgreSQL $PG_MAJOR on 127.0.0.1 port $SERVER_PORT and socket
+directory $SERVER_SOCK, data in $SERVER_DATA (trust authentication: a throwaway).
+Connect:  $PG_BIN/psql "host=127.0.0.1 port=$SERVER_PORT user=postgres"
+Stop:     $( [ "$(id -u)" = 0 ] && echo "runuser -u $SERVER_USER -- " )$PG_BIN/pg_ctl -D $SERVER_DATA stop
 EOF2

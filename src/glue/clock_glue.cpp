@@ -1,8 +1,6 @@
 // The system clocks, clock-step WARNINGs, and waits at the lead bound.
 #include "glue.hpp"
 
-#include <ctime>
-
 extern "C" {
 #include "pgstat.h"
 #include "storage/latch.h"
@@ -11,17 +9,9 @@ extern "C" {
 
 namespace snowflake::glue {
 
-namespace {
-
 LocalClock local_clock;
 
-int64_t read_clock(clockid_t id) noexcept {
-  struct timespec ts;
-  clock_gettime(id, &ts);
-  return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
-}
-
-pg_noinline void report_clock_event(const ClockTick &tick) {
+void report_clock_event(const ClockTick &tick) {
   const double step_s = static_cast<double>(tick.step_ns) / 1e9;
   if (tick.event == ClockEvent::kStepBack)
     ereport(WARNING,
@@ -33,23 +23,12 @@ pg_noinline void report_clock_event(const ClockTick &tick) {
                       errdetail("IDs follow the new time.")));
 }
 
-pg_noinline void raise_before_epoch(int64_t unix_ms) {
+void raise_before_epoch(int64_t unix_ms) {
   ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
                   errmsg("system clock is before snowflake.epoch"),
                   errdetail("The clock reads %lld ms since 1970, the epoch is %lld ms.",
                             static_cast<long long>(unix_ms), static_cast<long long>(epoch_ms))));
-}
-
-}  // namespace
-
-uint64_t clock_now_ms() {
-  const ClockTick tick =
-      clock_now(require_shared().clock, local_clock, [] { return read_clock(CLOCK_MONOTONIC); },
-                [] { return read_clock(CLOCK_REALTIME); });
-  if (unlikely(tick.event != ClockEvent::kNone)) report_clock_event(tick);
-  const int64_t unix_ms = tick.unix_ns / 1000000;
-  if (unlikely(unix_ms < epoch_ms)) raise_before_epoch(unix_ms);
-  return static_cast<uint64_t>(unix_ms - epoch_ms);
+  pg_unreachable();
 }
 
 void wait_for_clock(uint64_t ms) {

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <ctime>
 #include <exception>
 
 extern "C" {
@@ -26,12 +27,36 @@ extern int64_t epoch_ms;   // snowflake.epoch, parsed
 // The shared state, or nullptr when the library was not preloaded.
 extern SharedState *shared;
 
-// Raises the "not preloaded" ERROR unless the shared state exists.
-SharedState &require_shared();
+[[noreturn]] void raise_not_preloaded();
+
+// The shared state; raises the "not preloaded" ERROR when it does not exist.
+inline SharedState &require_shared() {
+  if (unlikely(shared == nullptr)) raise_not_preloaded();
+  return *shared;
+}
+
+// The clock, inline because it is on every ID's path (clock_glue.cpp has the slow paths).
+extern LocalClock local_clock;
+void report_clock_event(const ClockTick &tick);
+[[noreturn]] void raise_before_epoch(int64_t unix_ms);
+
+inline int64_t read_clock(clockid_t id) noexcept {
+  struct timespec ts;
+  clock_gettime(id, &ts);
+  return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
+}
 
 // The never-backwards clock in milliseconds since snowflake.epoch; reports clock steps as
 // WARNINGs and raises an ERROR when the clock is before the epoch.
-uint64_t clock_now_ms();
+inline uint64_t clock_now_ms(ClockState &clock) {
+  const ClockTick tick = clock_now(
+      clock, local_clock, [] { return read_clock(CLOCK_MONOTONIC); },
+      [] { return read_clock(CLOCK_REALTIME); });
+  if (unlikely(tick.event != ClockEvent::kNone)) report_clock_event(tick);
+  const int64_t unix_ms = tick.unix_ns / 1000000;
+  if (unlikely(unix_ms < epoch_ms)) raise_before_epoch(unix_ms);
+  return static_cast<uint64_t>(unix_ms - epoch_ms);
+}
 
 // Sleeps about ms milliseconds, or less; a cancel, statement_timeout or postmaster death ends
 // the wait.
@@ -60,13 +85,14 @@ int64_t timestamptz_to_unix_ms(TimestampTz ts);
   extern "C" {                                                                       \
   PG_FUNCTION_INFO_V1(name);                                                         \
   Datum name(PG_FUNCTION_ARGS) {                                                     \
-    char what_[256] = {0};                                                           \
+    char what_[256];                                                                 \
     try {                                                                            \
       return name##_impl(fcinfo);                                                    \
     } catch (const std::exception &e) {                                              \
       std::strncpy(what_, e.what(), sizeof what_ - 1);                               \
+      what_[sizeof what_ - 1] = '\0';                                                \
     } catch (...) {                                                                  \
-      std::strncpy(what_, "unknown C++ exception", sizeof what_ - 1);               \
+      std::strncpy(what_, "unknown C++ exception", sizeof what_);                    \
     }                                                                                \
     snowflake::glue::raise_cxx_exception(#name, what_);                              \
   }                                                                                  \

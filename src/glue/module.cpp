@@ -110,16 +110,15 @@ void define_settings() {
 
 }  // namespace
 
-SharedState &require_shared() {
-  if (unlikely(shared == nullptr))
-    ereport(ERROR,
-            (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-             errmsg("snowflake must be loaded via shared_preload_libraries"),
-             errdetail("The generator state lives in shared memory, shared by every "
-                       "backend; without it IDs could repeat."),
-             errhint("Add snowflake to shared_preload_libraries in postgresql.conf and "
-                     "restart the server.")));
-  return *shared;
+void raise_not_preloaded() {
+  ereport(ERROR,
+          (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+           errmsg("snowflake must be loaded via shared_preload_libraries"),
+           errdetail("The generator state lives in shared memory, shared by every backend; "
+                     "without it IDs could repeat."),
+           errhint("Add snowflake to shared_preload_libraries in postgresql.conf and restart "
+                   "the server.")));
+  pg_unreachable();
 }
 
 void raise_cxx_exception(const char *function, const char *what) {

@@ -29,7 +29,7 @@ int64 issue(uint32_t shard) {
   SharedState &state = require_shared();
   std::atomic<uint64_t> &slot = state.shards[shard].last;
   for (;;) {
-    const NextResult r = next_state<kSeqBits>(slot, clock_now_ms(),
+    const NextResult r = next_state<kSeqBits>(slot, clock_now_ms(state.clock),
                                               static_cast<uint64_t>(max_lead_ms), kMaxTimeMs);
     if (likely(r.step == Step::kIssued))
       return static_cast<int64>(pack(r.value >> kSeqBits, shard, r.value & kMaxSeq));
