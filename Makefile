@@ -2,8 +2,9 @@ EXTENSION = snowflake
 EXTVERSION = $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" $(EXTENSION).control)
 
 MODULE_big = snowflake
-CORE_OBJS = src/core/clock.o
-OBJS = $(CORE_OBJS) src/glue/module.o src/glue/clock_glue.o src/glue/snowflake_fn.o
+CORE_OBJS = src/core/clock.o src/core/chacha.o src/core/id128.o src/core/ulid_codec.o
+OBJS = $(CORE_OBJS) src/glue/module.o src/glue/clock_glue.o src/glue/snowflake_fn.o \
+	src/glue/uuidv7_fn.o src/glue/ulid_type.o
 
 DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql
 DATA = $(filter-out $(DATA_built),$(wildcard sql/$(EXTENSION)--*.sql))

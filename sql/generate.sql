@@ -48,6 +48,7 @@ SELECT p.proname, pg_get_function_identity_arguments(p.oid) AS args, p.provolati
        p.proparallel, p.proisstrict, p.prosecdef
   FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.deptype = 'e'
   JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'snowflake'
+ WHERE p.proname LIKE 'snowflake%'
   ORDER BY 1, 2;
 
 DROP TABLE orders;

@@ -3,6 +3,7 @@
 #include "pg_free.hpp"
 
 #include "clock.hpp"
+#include "id128.hpp"
 #include "layout.hpp"
 
 #include <atomic>
@@ -15,12 +16,30 @@ struct alignas(64) ShardSlot {
   std::atomic<uint64_t> last;  // (ms << kSeqBits) | seq of the last ID issued, 0 before any
 };
 
+// The 128-bit kinds' streams: one for uuidv7() (the same word layout as a shard, with a
+// 12-bit counter), one for ulid().
+struct alignas(64) UuidSlot {
+  std::atomic<uint64_t> last;  // (unix ms << 12) | counter of the last UUIDv7, 0 before any
+};
+
+struct alignas(64) Streams128 {
+  UuidSlot uuid;
+  alignas(64) UlidSlot ulid;
+
+  void init() noexcept {
+    uuid.last.store(0);
+    ulid.init();
+  }
+};
+
 struct SharedState {
   ClockState clock;
+  Streams128 streams;
   ShardSlot shards[kShardCount];
 
   void init() noexcept {
     clock.init();
+    streams.init();
     for (ShardSlot &s : shards) s.last.store(0);
   }
 };

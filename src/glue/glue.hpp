@@ -2,6 +2,7 @@
 // the shared state and the wrapper that keeps C++ exceptions out of the server.
 #pragma once
 
+#include "../core/chacha.hpp"
 #include "../core/shared_state.hpp"
 
 #include <cstdint>
@@ -46,16 +47,42 @@ inline int64_t read_clock(clockid_t id) noexcept {
   return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
 }
 
-// The never-backwards clock in milliseconds since snowflake.epoch; reports clock steps as
-// WARNINGs and raises an ERROR when the clock is before the epoch.
-inline uint64_t clock_now_ms(ClockState &clock) {
+// The never-backwards clock in Unix milliseconds; reports clock steps as WARNINGs.
+inline uint64_t clock_now_unix_ms(ClockState &clock) {
   const ClockTick tick = clock_now(
       clock, local_clock, [] { return read_clock(CLOCK_MONOTONIC); },
       [] { return read_clock(CLOCK_REALTIME); });
   if (unlikely(tick.event != ClockEvent::kNone)) report_clock_event(tick);
-  const int64_t unix_ms = tick.unix_ns / 1000000;
+  return static_cast<uint64_t>(tick.unix_ns / 1000000);
+}
+
+// The same in milliseconds since snowflake.epoch; an ERROR when the clock is before it.
+inline uint64_t clock_now_ms(ClockState &clock) {
+  const int64_t unix_ms = static_cast<int64_t>(clock_now_unix_ms(clock));
   if (unlikely(unix_ms < epoch_ms)) raise_before_epoch(unix_ms);
   return static_cast<uint64_t>(unix_ms - epoch_ms);
+}
+
+// Where the 128-bit kinds generate from: the shared state when preloaded, else state of
+// this backend alone (monotonic per backend).
+struct Sources128 {
+  ClockState &clock;
+  Streams128 &streams;
+};
+Sources128 backend_sources128();
+inline Sources128 sources128() {
+  if (likely(shared != nullptr)) return Sources128{shared->clock, shared->streams};
+  return backend_sources128();
+}
+
+// Random bytes from this backend's ChaCha20 stream, seeded from pg_strong_random in this
+// process on first use (so never shared with a parent or sibling process).
+extern RandomStream random_stream;
+extern int random_stream_pid;
+void seed_random_stream();
+inline void random_bytes(void *out, size_t n) {
+  if (unlikely(random_stream_pid != MyProcPid)) seed_random_stream();
+  random_stream.fill(out, n);
 }
 
 // Sleeps about ms milliseconds, or less; a cancel, statement_timeout or postmaster death ends
@@ -72,6 +99,11 @@ inline TimestampTz unix_ms_to_timestamptz(int64_t unix_ms) {
 
 // Floor of a finite timestamptz in Unix milliseconds; ERROR for infinity.
 int64_t timestamptz_to_unix_ms(TimestampTz ts);
+
+// The same, checked to fit 48 bits (UUIDv7 and ULID): 1970 to the year 10889.
+uint64_t timestamptz_to_unix_ms48(TimestampTz ts);
+
+[[noreturn]] void raise_exhausted(const char *kind);
 
 [[noreturn]] void raise_cxx_exception(const char *function, const char *what);
 

@@ -19,12 +19,6 @@ pg_noinline void raise_bad_shard(int32 shard) {
                   errdetail("A shard is an integer from 0 to %u.", kMaxShard)));
 }
 
-pg_noinline void raise_exhausted() {
-  ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
-                  errmsg("snowflake IDs are exhausted: the clock is past the 41-bit range of "
-                         "snowflake.epoch")));
-}
-
 int64 issue(uint32_t shard) {
   SharedState &state = require_shared();
   std::atomic<uint64_t> &slot = state.shards[shard].last;
@@ -33,7 +27,7 @@ int64 issue(uint32_t shard) {
                                               static_cast<uint64_t>(max_lead_ms), kMaxTimeMs);
     if (likely(r.step == Step::kIssued))
       return static_cast<int64>(pack(r.value >> kSeqBits, shard, r.value & kMaxSeq));
-    if (r.step == Step::kExhausted) raise_exhausted();
+    if (r.step == Step::kExhausted) raise_exhausted("snowflake");
     wait_for_clock(r.value);
   }
 }

@@ -1,0 +1,130 @@
+-- The ulid type: text and binary I/O, casts, operators, indexes, joins, and ulid().
+SET timezone = 'UTC';
+
+-- the spec's example, decoded to its millisecond; input in either case, output upper case
+SELECT '01ARZ3NDEKTSV4RRFFQ69G5FAV'::ulid AS ulid,
+       ulid_timestamp('01ARZ3NDEKTSV4RRFFQ69G5FAV') AS ts;
+SELECT '01arz3ndektsv4rrffq69g5fav'::ulid AS lower_in, '01ARYZ6S41TSV4RRFFQ69G5FAV'::ulid::timestamptz AS ts;
+SELECT '00000000000000000000000000'::ulid AS min, '7ZZZZZZZZZZZZZZZZZZZZZZZZZ'::ulid AS max;
+SELECT pg_column_size('01ARZ3NDEKTSV4RRFFQ69G5FAV'::ulid) AS bytes;
+SELECT typlen, typbyval, typalign, typstorage FROM pg_type WHERE typname = 'ulid';
+
+-- round trips: text, uuid (the same 16 bytes), bytea, binary send
+SELECT u::uuid AS as_uuid, u::uuid::ulid = u AS uuid_back, u::bytea AS as_bytea,
+       u::bytea::ulid = u AS bytea_back, u::text::ulid = u AS text_back,
+       ulid_send(u) = u::bytea AS send_is_bytes
+  FROM (SELECT '01ARZ3NDEKTSV4RRFFQ69G5FAV'::ulid AS u) s;
+SELECT '0155f1ea-bad5-d3d6-764c-61efb99302bd'::uuid::ulid AS from_uuid;
+SELECT count(*) AS round_trips_ok FROM (SELECT ulid() AS u FROM generate_series(1, 10000)) s
+ WHERE u::text::ulid = u AND u::uuid::ulid = u AND u::bytea::ulid = u
+   AND u::uuid::text = (u::text::ulid)::uuid::text;
+
+-- timestamps: casts both ways, ulid(ts) and ulid_at(ts)
+SELECT '2024-05-06 07:08:09.123456+00'::timestamptz::ulid AS smallest_of_ms,
+       ulid_at('2024-05-06 07:08:09.123+00') AS ulid_at;
+-- (ulid('...') with an untyped literal is a cast from text: give ulid(ts) a timestamptz)
+SELECT ulid_timestamp(ulid(timestamptz '2024-05-06 07:08:09.123456+00')) AS ts,
+       ulid(timestamptz '2024-05-06 07:08:09+00') <> ulid(timestamptz '2024-05-06 07:08:09+00') AS random;
+
+-- ulid(): 100,000 values, unique, strictly increasing in issue order, and within one
+-- millisecond each is the previous plus one (the spec's monotonic rule)
+CREATE TEMP TABLE gen AS SELECT n, ulid() AS u FROM generate_series(1, 100000) n;
+SELECT count(DISTINCT u) AS distinct_values,
+       count(*) FILTER (WHERE u <= prev) AS out_of_order,
+       count(*) FILTER (WHERE u::text <= prev::text) AS text_out_of_order
+  FROM (SELECT u, lag(u) OVER (ORDER BY n) AS prev FROM gen) s;
+SELECT count(*) FILTER (WHERE ulid_timestamp(u) = ulid_timestamp(prev)
+                          AND ('x' || right(encode(u::bytea, 'hex'), 15))::bit(60)::bigint
+                            - ('x' || right(encode(prev::bytea, 'hex'), 15))::bit(60)::bigint <> 1)
+         AS same_ms_not_plus_one
+  FROM (SELECT u, lag(u) OVER (ORDER BY n) AS prev FROM gen) s;
+-- sorting by the type agrees with sorting by the text and by the bytes
+SELECT count(*) AS sort_disagreements FROM (
+  SELECT row_number() OVER (ORDER BY u) AS a, row_number() OVER (ORDER BY u::text COLLATE "C") AS b,
+         row_number() OVER (ORDER BY u::bytea) AS c FROM gen) s
+ WHERE a <> b OR a <> c;
+
+-- operators
+SELECT a = b AS eq, a <> b AS ne, a < b AS lt, a <= b AS le, a > b AS gt, a >= b AS ge,
+       ulid_cmp(a, b) AS cmp, ulid_cmp(b, a) AS cmp_rev, ulid_cmp(a, a) AS cmp_same
+  FROM (SELECT '01ARZ3NDEKTSV4RRFFQ69G5FAV'::ulid AS a, '01ARZ3NDEKTSV4RRFFQ69G5FAW'::ulid AS b) s;
+SELECT o.oprname, o.oprcanhash, o.oprcanmerge, c.oprname AS commutator, n.oprname AS negator,
+       o.oprrest, o.oprjoin
+  FROM pg_operator o LEFT JOIN pg_operator c ON c.oid = o.oprcom LEFT JOIN pg_operator n ON n.oid = o.oprnegate
+ WHERE o.oprleft = 'ulid'::regtype ORDER BY o.oprname;
+
+-- indexes: btree, hash and BRIN, each used and each right
+CREATE TABLE items (id ulid PRIMARY KEY, n int);
+INSERT INTO items SELECT ulid(now() - g * interval '1 second'), g FROM generate_series(1, 20000) g;
+CREATE INDEX items_hash ON items USING hash (id);
+CREATE INDEX items_brin ON items USING brin (id);
+ANALYZE items;
+-- one row with a known ID to look up (generated IDs would make the plans differ each run)
+INSERT INTO items VALUES ('01ARZ3NDEKTSV4RRFFQ69G5FAV', 0);
+\set probe 01ARZ3NDEKTSV4RRFFQ69G5FAV
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT n FROM items WHERE id = :'probe';
+SELECT n FROM items WHERE id = :'probe';
+EXPLAIN (COSTS OFF) SELECT count(*) FROM items WHERE id >= ulid_at(now() - interval '10 minutes');
+SELECT count(*) FROM items WHERE id >= ulid_at(now() - interval '10 minutes 500 milliseconds');
+DROP INDEX items_hash;
+EXPLAIN (COSTS OFF) SELECT n FROM items WHERE id = :'probe';
+SELECT n FROM items WHERE id = :'probe';
+ALTER TABLE items DROP CONSTRAINT items_pkey;
+RESET enable_bitmapscan;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM items WHERE id >= ulid_at(now() - interval '10 minutes');
+SELECT count(*) FROM items WHERE id >= ulid_at(now() - interval '10 minutes 500 milliseconds');
+RESET enable_seqscan;
+
+-- hash and merge joins (the row with n = 0 is in both tables)
+CREATE TABLE items2 AS SELECT id, n FROM items WHERE n % 2 = 0;
+ANALYZE items2;
+SET enable_mergejoin = off;
+SET enable_nestloop = off;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM items JOIN items2 USING (id);
+SELECT count(*) FROM items JOIN items2 USING (id);
+RESET enable_mergejoin;
+SET enable_hashjoin = off;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM items JOIN items2 USING (id);
+SELECT count(*) FROM items JOIN items2 USING (id);
+RESET enable_hashjoin;
+RESET enable_nestloop;
+-- hashing agrees with equality, and the extended hash with its seed
+SELECT count(DISTINCT ulid_hash(id)) > 19990 AS spread,
+       bool_and(ulid_hash(id) = ulid_hash(id::text::ulid)) AS stable,
+       bool_and(ulid_hash_extended(id, 0) & 4294967295 = ulid_hash(id)::bigint & 4294967295) AS seed0,
+       count(DISTINCT ulid_hash_extended(id, 42)) > 19990 AS seeded
+  FROM items;
+SELECT count(*) AS groups FROM (SELECT id FROM items UNION SELECT id FROM items2) s;
+
+-- binary COPY out and in
+\getenv abs_builddir PG_ABS_BUILDDIR
+\set datafile :abs_builddir '/results/ulid.data'
+COPY items TO :'datafile' (FORMAT binary);
+CREATE TABLE items_copy (id ulid, n int);
+COPY items_copy FROM :'datafile' (FORMAT binary);
+SELECT count(*) AS copied_equal FROM items JOIN items_copy USING (id, n);
+DROP TABLE items, items2, items_copy;
+
+-- bad input: 22P02 naming the input, 22P03 for bytes, 22008 for times
+SELECT '01ARZ3NDEKTSV4RRFFQ69G5FA'::ulid;
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+SELECT '01ARZ3NDEKTSV4RRFFQ69G5FAVX'::ulid;
+SELECT ''::ulid;
+SELECT '01ARZ3NDEKTSV4RRFFQ69G5FAU'::ulid;
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+SELECT '01ARZ3NDEKTSV4RRFFQ69G5FAI'::ulid;
+SELECT '01ARZ3NDEKTSV4RRFFQ69G5FAL'::ulid;
+SELECT '01ARZ3NDEKTSV4RRFFQ69G5FAO'::ulid;
+SELECT '01ARZ3NDEKTSV4RRFFQ69G5-AV'::ulid;
+SELECT '81ARZ3NDEKTSV4RRFFQ69G5FAV'::ulid;
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+SELECT '\x0102'::bytea::ulid;
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+SELECT ulid_at('1969-12-31 23:59:59.999+00');
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+SELECT ulid(timestamptz 'infinity');
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+SELECT ulid(NULL) IS NULL AS a, ulid_at(NULL) IS NULL AS b, ulid_timestamp(NULL) IS NULL AS c,
+       NULL::ulid IS NULL AS d;

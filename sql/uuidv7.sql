@@ -1,0 +1,63 @@
+-- uuidv7(): RFC 9562 version 7, monotonic across the server, with decode and bounds.
+SET timezone = 'UTC';
+
+-- the version and variant bits
+SELECT substr(u::text, 15, 1) AS version_digit, substr(u::text, 20, 1) IN ('8', '9', 'a', 'b') AS variant_10
+  FROM (SELECT uuidv7() AS u) s;
+SELECT uuid_version(uuidv7()) AS v7, uuid_version(gen_random_uuid()) AS v4,
+       uuid_version('00000000-0000-0000-0000-000000000000') AS nil,
+       uuid_version('6ba7b810-9dad-11d1-80b4-00c04fd430c8') AS v1;
+
+-- RFC 9562 appendix A.6's example: Tuesday, February 22, 2022 2:22:22.00 PM GMT-05:00
+SELECT uuidv7_timestamp('017F22E2-79B0-7CC3-98C4-DC0C0C07398F');
+-- not a version 7: NULL
+SELECT uuidv7_timestamp(gen_random_uuid()) IS NULL AS v4_is_null;
+
+-- the time is the clock's
+SELECT clock_timestamp() AS before \gset
+SELECT uuidv7() AS u \gset
+SELECT uuidv7_timestamp(:'u') >= date_trunc('milliseconds', :'before'::timestamptz) AS not_early,
+       uuidv7_timestamp(:'u') <= clock_timestamp() + interval '1 second' AS not_late;
+
+-- strictly increasing in issue order, and unique
+CREATE TEMP TABLE v7 AS SELECT n, uuidv7() AS u FROM generate_series(1, 100000) n;
+SELECT count(DISTINCT u) AS distinct_values,
+       count(*) FILTER (WHERE u <= prev) AS out_of_order
+  FROM (SELECT u, lag(u) OVER (ORDER BY n) AS prev FROM v7) s;
+-- the random part (rand_b, 62 bits) differs between values of one millisecond
+SELECT count(DISTINCT substr(u::text, 20)) = count(*) AS rand_b_distinct FROM v7;
+
+-- uuidv7(ts): a version 7 at that millisecond, random otherwise
+SELECT uuidv7_timestamp(uuidv7('2024-05-06 07:08:09.123456+00')) AS ts,
+       uuid_version(uuidv7('2024-05-06 07:08:09+00')) AS version,
+       uuidv7('2024-05-06 07:08:09+00') <> uuidv7('2024-05-06 07:08:09+00') AS random;
+
+-- uuidv7_at(ts): the smallest version 7 of that millisecond
+SELECT uuidv7_at('2024-05-06 07:08:09.123456+00');
+SELECT uuidv7_at('1970-01-01 00:00:00+00'), uuidv7_at('10889-08-02 05:31:50.655+00');
+SELECT uuidv7_at(uuidv7_timestamp(:'u')) <= :'u'::uuid AS lower,
+       uuidv7_at(uuidv7_timestamp(:'u') + interval '1 millisecond') > :'u'::uuid AS upper;
+
+-- a range of time is a range of the primary key
+CREATE TABLE v7_events (id uuid PRIMARY KEY, n int);
+INSERT INTO v7_events SELECT uuidv7(now() - g * interval '1 minute'), g FROM generate_series(1, 10080) g;
+ANALYZE v7_events;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM v7_events WHERE id >= uuidv7_at(now() - interval '1 hour');
+SELECT count(*) FROM v7_events WHERE id >= uuidv7_at(now() - interval '1 hour 30 seconds');
+DROP TABLE v7_events;
+
+-- bad input (22008) and NULLs
+CREATE FUNCTION pg_temp.try(q text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE q;
+  RETURN 'no error';
+EXCEPTION WHEN OTHERS THEN
+  RETURN SQLSTATE || ': ' || SQLERRM;
+END $$;
+SELECT uuidv7_at('1969-12-31 23:59:59.999+00');
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+SELECT pg_temp.try($$SELECT uuidv7('10889-08-02 05:31:50.656+00')$$);
+SELECT pg_temp.try($$SELECT uuidv7('infinity')$$);
+SELECT pg_temp.try($$SELECT uuidv7_at('-infinity')$$);
+SELECT uuidv7(NULL) IS NULL AS a, uuidv7_at(NULL) IS NULL AS b, uuidv7_timestamp(NULL) IS NULL AS c,
+       uuid_version(NULL) IS NULL AS d;

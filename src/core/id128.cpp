@@ -1,0 +1,22 @@
+#include "id128.hpp"
+
+#include <sched.h>
+
+namespace snowflake {
+
+void spin_lock(std::atomic<uint32_t> &lock) noexcept {
+  for (int spins = 0;; ++spins) {
+    if (lock.load(std::memory_order_relaxed) == 0 &&
+        lock.exchange(1, std::memory_order_acquire) == 0)
+      return;
+    // The holder runs a few instructions; if it was descheduled meanwhile, let it run.
+    if (spins >= 100) {
+      sched_yield();
+      spins = 0;
+    } else {
+      __builtin_ia32_pause();
+    }
+  }
+}
+
+}  // namespace snowflake

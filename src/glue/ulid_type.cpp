@@ -1,0 +1,171 @@
+// The ulid type: 16 bytes, no header; text I/O in Crockford base32, binary I/O, comparison,
+// hashing, sort support, casts, and the generator.
+#include "glue.hpp"
+
+#include "../core/id128.hpp"
+#include "../core/ulid_codec.hpp"
+
+extern "C" {
+#include "common/hashfn.h"
+#include "lib/stringinfo.h"
+#include "libpq/pqformat.h"
+#include "utils/builtins.h"
+#include "utils/sortsupport.h"
+}
+
+namespace {
+
+using namespace snowflake;
+using namespace snowflake::glue;
+
+struct Ulid {
+  uint8_t data[16];
+};
+static_assert(sizeof(Ulid) == 16, "ulid is 16 bytes");
+
+inline const Ulid *arg_ulid(FunctionCallInfo fcinfo, int n) {
+  return reinterpret_cast<const Ulid *>(DatumGetPointer(PG_GETARG_DATUM(n)));
+}
+
+inline Datum ulid_datum(const uint8_t bytes[16]) {
+  Ulid *u = static_cast<Ulid *>(palloc(sizeof(Ulid)));
+  std::memcpy(u->data, bytes, sizeof u->data);
+  return PointerGetDatum(u);
+}
+
+inline int cmp(FunctionCallInfo fcinfo) {
+  return std::memcmp(arg_ulid(fcinfo, 0)->data, arg_ulid(fcinfo, 1)->data, 16);
+}
+
+int fast_cmp(Datum a, Datum b, SortSupport) {
+  return std::memcmp(DatumGetPointer(a), DatumGetPointer(b), 16);
+}
+
+const char *parse_problem(UlidParse p) {
+  switch (p) {
+    case UlidParse::kBadLength:
+      return "A ULID is 26 characters long.";
+    case UlidParse::kBadCharacter:
+      return "A ULID uses the characters 0-9 and A-Z without I, L, O and U, in either case.";
+    case UlidParse::kOverflow:
+      return "The first character of a ULID is at most 7 (a ULID has 128 bits).";
+    case UlidParse::kOk:
+      break;
+  }
+  return "";
+}
+
+}  // namespace
+
+SNOWFLAKE_FUNCTION(ulid_in) {
+  const char *text = PG_GETARG_CSTRING(0);
+  uint8_t bytes[16];
+  const UlidParse p = ulid_decode(text, std::strlen(text), bytes);
+  if (unlikely(p != UlidParse::kOk)) {
+#if PG_VERSION_NUM >= 160000
+    ereturn(fcinfo->context, (Datum)0,
+            (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+             errmsg("invalid input syntax for type %s: \"%s\"", "ulid", text),
+             errdetail("%s", parse_problem(p))));
+#else
+    ereport(ERROR, (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+                    errmsg("invalid input syntax for type %s: \"%s\"", "ulid", text),
+                    errdetail("%s", parse_problem(p))));
+#endif
+  }
+  return ulid_datum(bytes);
+}
+
+SNOWFLAKE_FUNCTION(ulid_out) {
+  char *text = static_cast<char *>(palloc(kUlidTextLen + 1));
+  ulid_encode(arg_ulid(fcinfo, 0)->data, text);
+  text[kUlidTextLen] = '\0';
+  PG_RETURN_CSTRING(text);
+}
+
+SNOWFLAKE_FUNCTION(ulid_recv) {
+  StringInfo buf = reinterpret_cast<StringInfo>(PG_GETARG_POINTER(0));
+  return ulid_datum(reinterpret_cast<const uint8_t *>(pq_getmsgbytes(buf, 16)));
+}
+
+SNOWFLAKE_FUNCTION(ulid_send) {
+  StringInfoData buf;
+  pq_begintypsend(&buf);
+  pq_sendbytes(&buf, reinterpret_cast<const char *>(arg_ulid(fcinfo, 0)->data), 16);
+  PG_RETURN_BYTEA_P(pq_endtypsend(&buf));
+}
+
+SNOWFLAKE_FUNCTION(ulid_cmp) { return Int32GetDatum(cmp(fcinfo)); }
+SNOWFLAKE_FUNCTION(ulid_eq) { return BoolGetDatum(cmp(fcinfo) == 0); }
+SNOWFLAKE_FUNCTION(ulid_ne) { return BoolGetDatum(cmp(fcinfo) != 0); }
+SNOWFLAKE_FUNCTION(ulid_lt) { return BoolGetDatum(cmp(fcinfo) < 0); }
+SNOWFLAKE_FUNCTION(ulid_le) { return BoolGetDatum(cmp(fcinfo) <= 0); }
+SNOWFLAKE_FUNCTION(ulid_gt) { return BoolGetDatum(cmp(fcinfo) > 0); }
+SNOWFLAKE_FUNCTION(ulid_ge) { return BoolGetDatum(cmp(fcinfo) >= 0); }
+
+SNOWFLAKE_FUNCTION(ulid_sortsupport) {
+  SortSupport ssup = reinterpret_cast<SortSupport>(PG_GETARG_POINTER(0));
+  ssup->comparator = fast_cmp;
+  PG_RETURN_VOID();
+}
+
+SNOWFLAKE_FUNCTION(ulid_hash) {
+  return hash_any(arg_ulid(fcinfo, 0)->data, 16);
+}
+
+SNOWFLAKE_FUNCTION(ulid_hash_extended) {
+  return hash_any_extended(arg_ulid(fcinfo, 0)->data, 16, PG_GETARG_INT64(1));
+}
+
+SNOWFLAKE_FUNCTION(ulid_to_bytea) {
+  bytea *out = static_cast<bytea *>(palloc(VARHDRSZ + 16));
+  SET_VARSIZE(out, VARHDRSZ + 16);
+  std::memcpy(VARDATA(out), arg_ulid(fcinfo, 0)->data, 16);
+  PG_RETURN_BYTEA_P(out);
+}
+
+SNOWFLAKE_FUNCTION(bytea_to_ulid) {
+  const bytea *in = PG_GETARG_BYTEA_PP(0);
+  if (VARSIZE_ANY_EXHDR(in) != 16)
+    ereport(ERROR, (errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+                    errmsg("invalid length for a ulid: %d bytes", (int)VARSIZE_ANY_EXHDR(in)),
+                    errdetail("A ulid is 16 bytes.")));
+  return ulid_datum(reinterpret_cast<const uint8_t *>(VARDATA_ANY(in)));
+}
+
+SNOWFLAKE_FUNCTION(ulid_timestamp) {
+  return TimestampTzGetDatum(
+      unix_ms_to_timestamptz(static_cast<int64_t>(uuid_unix_ms(arg_ulid(fcinfo, 0)->data))));
+}
+
+SNOWFLAKE_FUNCTION(ulid_at) {
+  uint8_t bytes[16];
+  ulid_compose(bytes, timestamptz_to_unix_ms48(PG_GETARG_TIMESTAMPTZ(0)), 0);
+  return ulid_datum(bytes);
+}
+
+SNOWFLAKE_FUNCTION(ulid_generate) {
+  const Sources128 src = sources128();
+  u128 random = 0;
+  random_bytes(&random, 10);
+  for (;;) {
+    const UlidNext r = ulid_next(src.streams.ulid, clock_now_unix_ms(src.clock), random,
+                                 static_cast<uint64_t>(max_lead_ms));
+    if (likely(r.step == Step::kIssued)) {
+      uint8_t bytes[16];
+      store_be128(bytes, r.value);
+      return ulid_datum(bytes);
+    }
+    if (r.step == Step::kExhausted) raise_exhausted("ulid");
+    wait_for_clock(r.wait_ms);
+  }
+}
+
+SNOWFLAKE_FUNCTION(ulid_generate_at_time) {
+  const uint64_t ms = timestamptz_to_unix_ms48(PG_GETARG_TIMESTAMPTZ(0));
+  u128 random = 0;
+  random_bytes(&random, 10);
+  uint8_t bytes[16];
+  ulid_compose(bytes, ms, random);
+  return ulid_datum(bytes);
+}

@@ -1,0 +1,68 @@
+// SQL functions of the UUIDv7 kind, on PostgreSQL's own uuid type.
+#include "glue.hpp"
+
+#include "../core/generator.hpp"
+#include "../core/id128.hpp"
+
+extern "C" {
+#include "utils/uuid.h"
+}
+
+namespace {
+
+using namespace snowflake;
+using namespace snowflake::glue;
+
+Datum uuid_datum(const uint8_t bytes[16]) {
+  pg_uuid_t *u = static_cast<pg_uuid_t *>(palloc(sizeof(pg_uuid_t)));
+  std::memcpy(u->data, bytes, UUID_LEN);
+  return UUIDPGetDatum(u);
+}
+
+}  // namespace
+
+SNOWFLAKE_FUNCTION(snowflake_uuidv7) {
+  const Sources128 src = sources128();
+  uint64_t rand_b = 0;
+  random_bytes(&rand_b, sizeof rand_b);
+  for (;;) {
+    const NextResult r = next_state<kUuidCounterBits>(
+        src.streams.uuid.last, clock_now_unix_ms(src.clock), static_cast<uint64_t>(max_lead_ms),
+        kMaxUnixMs48);
+    if (likely(r.step == Step::kIssued)) {
+      uint8_t bytes[16];
+      uuidv7_compose(bytes, r.value >> kUuidCounterBits,
+                     static_cast<uint32_t>(r.value & ((1u << kUuidCounterBits) - 1)), rand_b);
+      return uuid_datum(bytes);
+    }
+    if (r.step == Step::kExhausted) raise_exhausted("uuidv7");
+    wait_for_clock(r.value);
+  }
+}
+
+SNOWFLAKE_FUNCTION(snowflake_uuidv7_at_time) {
+  const uint64_t ms = timestamptz_to_unix_ms48(PG_GETARG_TIMESTAMPTZ(0));
+  uint64_t rand[2];
+  random_bytes(rand, sizeof rand);
+  uint8_t bytes[16];
+  uuidv7_compose(bytes, ms, static_cast<uint32_t>(rand[0]), rand[1]);
+  return uuid_datum(bytes);
+}
+
+SNOWFLAKE_FUNCTION(snowflake_uuidv7_at) {
+  uint8_t bytes[16];
+  uuidv7_compose(bytes, timestamptz_to_unix_ms48(PG_GETARG_TIMESTAMPTZ(0)), 0, 0);
+  return uuid_datum(bytes);
+}
+
+SNOWFLAKE_FUNCTION(snowflake_uuidv7_timestamp) {
+  const pg_uuid_t *u = PG_GETARG_UUID_P(0);
+  if (uuid_version(u->data) != 7) PG_RETURN_NULL();
+  return TimestampTzGetDatum(unix_ms_to_timestamptz(static_cast<int64_t>(uuid_unix_ms(u->data))));
+}
+
+SNOWFLAKE_FUNCTION(snowflake_uuid_version) {
+  const int version = uuid_version(PG_GETARG_UUID_P(0)->data);
+  if (version < 0) PG_RETURN_NULL();
+  return Int32GetDatum(version);
+}

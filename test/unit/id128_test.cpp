@@ -1,0 +1,218 @@
+// Unit tests of the 128-bit kinds: the ULID text codec, the UUIDv7 and ULID layouts, the ULID
+// generator, and the ChaCha20 stream.
+#include "chacha.hpp"
+#include "id128.hpp"
+#include "ulid_codec.hpp"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+using namespace snowflake;
+
+namespace {
+
+std::string encode(const uint8_t b[16]) {
+  char text[kUlidTextLen];
+  ulid_encode(b, text);
+  return std::string(text, kUlidTextLen);
+}
+
+UlidParse decode(const std::string &s, uint8_t out[16]) {
+  return ulid_decode(s.data(), s.size(), out);
+}
+
+}  // namespace
+
+TEST(UlidCodec, SpecExampleDecodesToItsMillisecond) {
+  uint8_t b[16];
+  ASSERT_EQ(decode("01ARYZ6S41TSV4RRFFQ69G5FAV", b), UlidParse::kOk);
+  EXPECT_EQ(uuid_unix_ms(b), 1469918176385u);  // the spec's decodeTime example
+  ASSERT_EQ(decode("01ARZ3NDEKTSV4RRFFQ69G5FAV", b), UlidParse::kOk);
+  EXPECT_EQ(uuid_unix_ms(b), 1469922850259u);  // 2016-07-30T23:54:10.259Z
+  EXPECT_EQ(encode(b), "01ARZ3NDEKTSV4RRFFQ69G5FAV");
+}
+
+TEST(UlidCodec, EveryAlphabetCharacterInEveryCase) {
+  const std::string alphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+  for (size_t i = 0; i < alphabet.size(); ++i) {
+    std::string s(26, '0');
+    s[25] = alphabet[i];
+    uint8_t b[16];
+    ASSERT_EQ(decode(s, b), UlidParse::kOk) << s;
+    EXPECT_EQ(b[15], i) << s;
+    EXPECT_EQ(encode(b), s);
+    s[25] = static_cast<char>(std::tolower(alphabet[i]));
+    ASSERT_EQ(decode(s, b), UlidParse::kOk) << s;
+    EXPECT_EQ(b[15], i) << s;
+  }
+}
+
+TEST(UlidCodec, Edges) {
+  uint8_t zeros[16] = {};
+  EXPECT_EQ(encode(zeros), "00000000000000000000000000");
+  uint8_t ones[16];
+  std::memset(ones, 0xff, sizeof ones);
+  EXPECT_EQ(encode(ones), "7ZZZZZZZZZZZZZZZZZZZZZZZZZ");
+  uint8_t b[16];
+  ASSERT_EQ(decode("7ZZZZZZZZZZZZZZZZZZZZZZZZZ", b), UlidParse::kOk);
+  EXPECT_EQ(std::memcmp(b, ones, 16), 0);
+  ASSERT_EQ(decode("00000000000000000000000000", b), UlidParse::kOk);
+  EXPECT_EQ(std::memcmp(b, zeros, 16), 0);
+}
+
+TEST(UlidCodec, InvalidInput) {
+  uint8_t b[16];
+  EXPECT_EQ(decode("", b), UlidParse::kBadLength);
+  EXPECT_EQ(decode("01ARZ3NDEKTSV4RRFFQ69G5FA", b), UlidParse::kBadLength);
+  EXPECT_EQ(decode("01ARZ3NDEKTSV4RRFFQ69G5FAVV", b), UlidParse::kBadLength);
+  for (char c : std::string("ILOUilou-_ !\x7f\x80\xff")) {
+    std::string s = "01ARZ3NDEKTSV4RRFFQ69G5FAV";
+    s[12] = c;
+    EXPECT_EQ(decode(s, b), UlidParse::kBadCharacter) << int(c);
+  }
+  std::string nul = "01ARZ3NDEKTSV4RRFFQ69G5FAV";
+  nul[3] = '\0';
+  EXPECT_EQ(decode(nul, b), UlidParse::kBadCharacter);
+  EXPECT_EQ(decode("80000000000000000000000000", b), UlidParse::kOverflow);
+  EXPECT_EQ(decode("ZZZZZZZZZZZZZZZZZZZZZZZZZZ", b), UlidParse::kOverflow);
+}
+
+TEST(UlidCodec, RoundTripsRandomValues) {
+  RandomStream rng;
+  uint8_t seed[ChaCha20::kSeedBytes] = {1, 2, 3};
+  rng.seed(seed);
+  for (int i = 0; i < 10000; ++i) {
+    uint8_t b[16], back[16];
+    rng.fill(b, 16);
+    ASSERT_EQ(decode(encode(b), back), UlidParse::kOk);
+    ASSERT_EQ(std::memcmp(b, back, 16), 0);
+  }
+}
+
+TEST(UlidCodec, TextOrderIsByteOrder) {
+  uint8_t a[16] = {}, b[16] = {};
+  a[15] = 31;
+  b[14] = 1;
+  EXPECT_LT(std::memcmp(a, b, 16), 0);
+  EXPECT_LT(encode(a), encode(b));
+}
+
+TEST(Uuidv7, Rfc9562Bits) {
+  uint8_t u[16];
+  uuidv7_compose(u, 0x017F22E279B0, 0xCC3, 0x18C4DC0C0C07398Full);
+  // RFC 9562 appendix A.6's example value.
+  const uint8_t expected[16] = {0x01, 0x7F, 0x22, 0xE2, 0x79, 0xB0, 0x7C, 0xC3,
+                                0x98, 0xC4, 0xDC, 0x0C, 0x0C, 0x07, 0x39, 0x8F};
+  EXPECT_EQ(std::memcmp(u, expected, 16), 0);
+  EXPECT_EQ(uuid_version(u), 7);
+  EXPECT_EQ(uuid_unix_ms(u), 0x017F22E279B0u);
+  uint8_t ones[16];
+  uuidv7_compose(ones, kMaxUnixMs48, 0xfff, ~uint64_t{0});
+  EXPECT_EQ(ones[6] >> 4, 7);
+  EXPECT_EQ(ones[8] >> 6, 2);
+  uint8_t nil[16] = {};
+  EXPECT_EQ(uuid_version(nil), -1);  // variant 0: not an RFC 9562 UUID
+}
+
+TEST(UlidGenerator, SameMillisecondIsPreviousPlusOne) {
+  UlidSlot slot;
+  slot.init();
+  const UlidNext a = ulid_next(slot, 1000, 12345, 1000);
+  ASSERT_EQ(a.step, Step::kIssued);
+  EXPECT_EQ(a.value, (u128{1000} << 80) | 12345);
+  const UlidNext b = ulid_next(slot, 1000, 999999, 1000);
+  EXPECT_EQ(b.value, a.value + 1);
+  const UlidNext c = ulid_next(slot, 1001, 7, 1000);
+  EXPECT_EQ(c.value, (u128{1001} << 80) | 7);
+  // The clock going back changes nothing: still previous plus one.
+  EXPECT_EQ(ulid_next(slot, 990, 5, 1000).value, c.value + 1);
+}
+
+TEST(UlidGenerator, OverflowTakesTheNextMillisecond) {
+  UlidSlot slot;
+  slot.init();
+  const u128 all_ones = (u128{1} << 80) - 1;
+  EXPECT_EQ(ulid_next(slot, 1000, all_ones, 1000).value, (u128{1000} << 80) | all_ones);
+  const UlidNext next = ulid_next(slot, 1000, 3, 1000);
+  ASSERT_EQ(next.step, Step::kIssued);
+  EXPECT_EQ(next.value, u128{1001} << 80);
+  // With no lead allowed, the same overflow waits for the clock instead.
+  UlidSlot strict;
+  strict.init();
+  ulid_next(strict, 1000, all_ones, 0);
+  const UlidNext wait = ulid_next(strict, 1000, 3, 0);
+  EXPECT_EQ(wait.step, Step::kWait);
+  EXPECT_EQ(wait.wait_ms, 1u);
+}
+
+TEST(UlidGenerator, EndOfTheRange) {
+  UlidSlot slot;
+  slot.init();
+  const u128 all_ones = (u128{1} << 80) - 1;
+  EXPECT_EQ(ulid_next(slot, kMaxUnixMs48, all_ones, 10).step, Step::kIssued);
+  EXPECT_EQ(ulid_next(slot, kMaxUnixMs48, 0, 10).step, Step::kExhausted);
+}
+
+TEST(UlidGenerator, ThreadsNeverCollideAndEachSeesIncreasingValues) {
+  UlidSlot slot;
+  slot.init();
+  constexpr int kThreads = 4, kPer = 100000;
+  std::vector<std::vector<u128>> got(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kPer; ++i)
+        got[t].push_back(ulid_next(slot, 5000 + i / 1000, u128(i) * 7919, 1000).value);
+    });
+  for (auto &th : threads) th.join();
+  std::set<u128> all;
+  for (auto &v : got) {
+    for (size_t i = 1; i < v.size(); ++i) ASSERT_LT(v[i - 1], v[i]);
+    all.insert(v.begin(), v.end());
+  }
+  EXPECT_EQ(all.size(), size_t{kThreads} * kPer);
+}
+
+TEST(ChaCha20, Rfc8439KeystreamVector) {
+  // RFC 8439 appendix A.1, test vector 1: all-zero key and nonce, block counter 0.
+  const uint8_t key[32] = {}, nonce[12] = {};
+  const uint8_t expected[64] = {
+      0x76, 0xb8, 0xe0, 0xad, 0xa0, 0xf1, 0x3d, 0x90, 0x40, 0x5d, 0x6a, 0xe5, 0x53,
+      0x86, 0xbd, 0x28, 0xbd, 0xd2, 0x19, 0xb8, 0xa0, 0x8d, 0xed, 0x1a, 0xa8, 0x36,
+      0xef, 0xcc, 0x8b, 0x77, 0x0d, 0xc7, 0xda, 0x41, 0x59, 0x7c, 0x51, 0x57, 0x48,
+      0x8d, 0x77, 0x24, 0xe0, 0x3f, 0xb8, 0xd8, 0x4a, 0x37, 0x6a, 0x43, 0xb8, 0xf4,
+      0x15, 0x18, 0xa1, 0x1c, 0xc3, 0x87, 0xb6, 0x69, 0xb2, 0xee, 0x65, 0x86};
+  ChaCha20 c;
+  c.init(key, nonce, 0);
+  uint8_t out[64];
+  c.block(out);
+  EXPECT_EQ(std::memcmp(out, expected, 64), 0);
+}
+
+TEST(ChaCha20, StreamIsTheKeystreamInOrder) {
+  uint8_t seed[ChaCha20::kSeedBytes] = {};
+  RandomStream rng;
+  EXPECT_FALSE(rng.seeded());
+  rng.seed(seed);
+  EXPECT_TRUE(rng.seeded());
+  uint8_t got[300];
+  for (size_t off = 0; off < sizeof got; off += 10) rng.fill(got + off, 10);
+  ChaCha20 c;
+  c.init(seed, seed + 32, 0);
+  uint8_t want[320];
+  for (size_t off = 0; off < sizeof want; off += 64) c.block(want + off);
+  EXPECT_EQ(std::memcmp(got, want, sizeof got), 0);
+}
+
+TEST(ChaCha20, DifferentSeedsDifferentStreams) {
+  uint8_t s1[ChaCha20::kSeedBytes] = {}, s2[ChaCha20::kSeedBytes] = {};
+  s2[43] = 1;  // the nonce's last byte
+  RandomStream a, b;
+  a.seed(s1);
+  b.seed(s2);
+  EXPECT_NE(a.next_u64(), b.next_u64());
+}
