@@ -14,7 +14,8 @@ snowflake.shard_id = 1
 CONF
 
 as_user "${PSQL[@]}" -e <<'SQL'
-CREATE EXTENSION IF NOT EXISTS snowflake;
+DROP EXTENSION IF EXISTS snowflake CASCADE;  -- a throwaway server: start from the built version
+CREATE EXTENSION snowflake;
 DROP TABLE IF EXISTS demo_orders;
 CREATE TABLE demo_orders (
   id bigint PRIMARY KEY DEFAULT snowflake(),

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 namespace snowflake {
 
@@ -17,27 +18,32 @@ class ChaCha20 {
   void init(const uint8_t *key, const uint8_t *nonce, uint32_t counter) noexcept;
   // One keystream block, and the counter moves on.
   void block(uint8_t out[kBlockBytes]) noexcept;
+  // n consecutive blocks.
+  void blocks(uint8_t *out, size_t n) noexcept;
 
  private:
   uint32_t state_[16];
 };
 
-// Hands out keystream bytes from a buffer of several blocks; seeded() is false until seed().
+// Hands out keystream bytes from a buffer of several blocks, 8 at a time, erasing them from
+// the buffer; seeded() is false until seed().
 class RandomStream {
  public:
   void seed(const uint8_t seed[ChaCha20::kSeedBytes]) noexcept;
   bool seeded() const noexcept { return seeded_; }
 
-  void fill(void *out, size_t n) noexcept;
-
+  // The next 8 bytes (the path every ID takes: inline, fixed-size copies).
   uint64_t next_u64() noexcept {
+    if (pos_ > kBufferBytes - sizeof(uint64_t)) refill();
     uint64_t v;
-    fill(&v, sizeof v);
+    std::memcpy(&v, buffer_ + pos_, sizeof v);
+    std::memset(buffer_ + pos_, 0, sizeof v);
+    pos_ += sizeof v;
     return v;
   }
 
  private:
-  static constexpr size_t kBufferBytes = 4 * ChaCha20::kBlockBytes;
+  static constexpr size_t kBufferBytes = 8 * ChaCha20::kBlockBytes;
   void refill() noexcept;
 
   ChaCha20 cipher_;

@@ -10,7 +10,9 @@
 
 namespace snowflake {
 
-enum class Step : uint8_t { kIssued, kWait, kExhausted };
+// kNeedRandom: only from ulid_next, when it starts a new millisecond and was given no
+// random bits.
+enum class Step : uint8_t { kIssued, kWait, kExhausted, kNeedRandom };
 
 struct NextResult {
   Step step;

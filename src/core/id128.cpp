@@ -4,7 +4,7 @@
 
 namespace snowflake {
 
-void spin_lock(std::atomic<uint32_t> &lock) noexcept {
+void spin_lock_contended(std::atomic<uint32_t> &lock) noexcept {
   for (int spins = 0;; ++spins) {
     if (lock.load(std::memory_order_relaxed) == 0 &&
         lock.exchange(1, std::memory_order_acquire) == 0)

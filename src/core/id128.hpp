@@ -34,26 +34,37 @@ struct Bytes16 {
   uint8_t b[16];
 };
 
-inline u128 load_be128(const uint8_t *p) noexcept {
-  u128 v = 0;
-  for (int i = 0; i < 16; ++i) v = (v << 8) | p[i];
+inline uint64_t load_be64(const uint8_t *p) noexcept {
+  uint64_t v;
+  std::memcpy(&v, p, sizeof v);
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  v = __builtin_bswap64(v);
+#endif
   return v;
 }
 
+inline void store_be64(uint8_t *p, uint64_t v) noexcept {
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  v = __builtin_bswap64(v);
+#endif
+  std::memcpy(p, &v, sizeof v);
+}
+
+inline u128 load_be128(const uint8_t *p) noexcept {
+  return (u128{load_be64(p)} << 64) | load_be64(p + 8);
+}
+
 inline void store_be128(uint8_t *p, u128 v) noexcept {
-  for (int i = 15; i >= 0; --i) {
-    p[i] = static_cast<uint8_t>(v);
-    v >>= 8;
-  }
+  store_be64(p, static_cast<uint64_t>(v >> 64));
+  store_be64(p + 8, static_cast<uint64_t>(v));
 }
 
 // ---- UUIDv7
 
 inline void uuidv7_compose(uint8_t out[16], uint64_t unix_ms, uint32_t rand_a12,
                            uint64_t rand_b62) noexcept {
-  const u128 v = (u128{unix_ms & kMaxUnixMs48} << 80) | (u128{0x7} << 76) |
-                 (u128{rand_a12 & 0xfffu} << 64) | (u128{0x2} << 62) | (rand_b62 & kRandB62Mask);
-  store_be128(out, v);
+  store_be64(out, (unix_ms & kMaxUnixMs48) << 16 | uint64_t{0x7} << 12 | (rand_a12 & 0xfffu));
+  store_be64(out + 8, uint64_t{0x2} << 62 | (rand_b62 & kRandB62Mask));
 }
 
 // The version of an RFC 9562 UUID, or -1 when its variant is not RFC 9562's (10xx).
@@ -62,11 +73,7 @@ inline int uuid_version(const uint8_t u[16]) noexcept {
   return u[6] >> 4;
 }
 
-inline uint64_t uuid_unix_ms(const uint8_t u[16]) noexcept {
-  uint64_t ms = 0;
-  for (int i = 0; i < 6; ++i) ms = (ms << 8) | u[i];
-  return ms;
-}
+inline uint64_t uuid_unix_ms(const uint8_t u[16]) noexcept { return load_be64(u) >> 16; }
 
 // ---- ULID
 
@@ -80,16 +87,29 @@ inline void ulid_compose(uint8_t out[16], uint64_t unix_ms, u128 random80) noexc
 
 struct UlidSlot {
   std::atomic<uint32_t> lock;
-  uint64_t hi;  // the last value issued, 0 before any
-  uint64_t lo;
+  // The last value issued, 0 before any. Written under the lock; hi is also read without it,
+  // as a hint of whether the next value starts a new millisecond.
+  std::atomic<uint64_t> hi;
+  std::atomic<uint64_t> lo;
 
   void init() noexcept {
     lock.store(0);
-    hi = lo = 0;
+    hi.store(0);
+    lo.store(0);
+  }
+
+  // Whether a value issued now would probably start a new millisecond, and so need random
+  // bits (drawn before taking the lock).
+  bool likely_new_ms(uint64_t now_ms) const noexcept {
+    return (hi.load(std::memory_order_relaxed) >> (kUlidRandomBits - 64)) < now_ms;
   }
 };
 
-void spin_lock(std::atomic<uint32_t> &lock) noexcept;
+void spin_lock_contended(std::atomic<uint32_t> &lock) noexcept;
+
+inline void spin_lock(std::atomic<uint32_t> &lock) noexcept {
+  if (lock.exchange(1, std::memory_order_acquire) != 0) spin_lock_contended(lock);
+}
 
 inline void spin_unlock(std::atomic<uint32_t> &lock) noexcept {
   lock.store(0, std::memory_order_release);
@@ -101,14 +121,21 @@ struct UlidNext {
   uint64_t wait_ms;  // kWait: milliseconds until the clock allows more
 };
 
-// random80: fresh random bits, used when this call starts a new millisecond.
-inline UlidNext ulid_next(UlidSlot &slot, uint64_t now_ms, u128 random80,
+// random80: random bits for a value that starts a new millisecond; when it starts one and
+// have_random is false, nothing is issued and the step is kNeedRandom.
+inline UlidNext ulid_next(UlidSlot &slot, uint64_t now_ms, bool have_random, u128 random80,
                           uint64_t max_lead_ms) noexcept {
   const u128 fresh = (u128{now_ms} << kUlidRandomBits) |
                      (random80 & ((u128{1} << kUlidRandomBits) - 1));
   spin_lock(slot.lock);
-  const u128 last = (u128{slot.hi} << 64) | slot.lo;
-  const u128 cand = (last >> kUlidRandomBits) < now_ms ? fresh : last + 1;
+  const u128 last = (u128{slot.hi.load(std::memory_order_relaxed)} << 64) |
+                    slot.lo.load(std::memory_order_relaxed);
+  const bool new_ms = (last >> kUlidRandomBits) < now_ms;
+  if (new_ms && !have_random) {
+    spin_unlock(slot.lock);
+    return UlidNext{Step::kNeedRandom, 0, 0};
+  }
+  const u128 cand = new_ms ? fresh : last + 1;
   const uint64_t ms = static_cast<uint64_t>(cand >> kUlidRandomBits);
   if (ms > kMaxUnixMs48 || cand < last) {
     spin_unlock(slot.lock);
@@ -118,8 +145,8 @@ inline UlidNext ulid_next(UlidSlot &slot, uint64_t now_ms, u128 random80,
     spin_unlock(slot.lock);
     return UlidNext{Step::kWait, 0, ms - max_lead_ms - now_ms};
   }
-  slot.hi = static_cast<uint64_t>(cand >> 64);
-  slot.lo = static_cast<uint64_t>(cand);
+  slot.hi.store(static_cast<uint64_t>(cand >> 64), std::memory_order_relaxed);
+  slot.lo.store(static_cast<uint64_t>(cand), std::memory_order_relaxed);
   spin_unlock(slot.lock);
   return UlidNext{Step::kIssued, cand, 0};
 }

@@ -75,14 +75,14 @@ inline Sources128 sources128() {
   return backend_sources128();
 }
 
-// Random bytes from this backend's ChaCha20 stream, seeded from pg_strong_random in this
+// Random bits from this backend's ChaCha20 stream, seeded from pg_strong_random in this
 // process on first use (so never shared with a parent or sibling process).
 extern RandomStream random_stream;
 extern int random_stream_pid;
 void seed_random_stream();
-inline void random_bytes(void *out, size_t n) {
+inline uint64_t random_u64() {
   if (unlikely(random_stream_pid != MyProcPid)) seed_random_stream();
-  random_stream.fill(out, n);
+  return random_stream.next_u64();
 }
 
 // Sleeps about ms milliseconds, or less; a cancel, statement_timeout or postmaster death ends

@@ -41,6 +41,12 @@ int fast_cmp(Datum a, Datum b, SortSupport) {
   return std::memcmp(DatumGetPointer(a), DatumGetPointer(b), 16);
 }
 
+u128 random_u80() {
+  const uint64_t lo = random_u64();
+  const uint64_t hi = random_u64();
+  return (u128{hi & 0xffff} << 64) | lo;
+}
+
 const char *parse_problem(UlidParse p) {
   switch (p) {
     case UlidParse::kBadLength:
@@ -146,15 +152,27 @@ SNOWFLAKE_FUNCTION(ulid_at) {
 
 SNOWFLAKE_FUNCTION(ulid_generate) {
   const Sources128 src = sources128();
+  // Random bits are drawn only for a value that starts a new millisecond; within one the
+  // next value is the previous plus one.
+  bool have_random = false;
   u128 random = 0;
-  random_bytes(&random, 10);
   for (;;) {
-    const UlidNext r = ulid_next(src.streams.ulid, clock_now_unix_ms(src.clock), random,
+    const uint64_t now_ms = clock_now_unix_ms(src.clock);
+    if (!have_random && src.streams.ulid.likely_new_ms(now_ms)) {
+      random = random_u80();
+      have_random = true;
+    }
+    const UlidNext r = ulid_next(src.streams.ulid, now_ms, have_random, random,
                                  static_cast<uint64_t>(max_lead_ms));
     if (likely(r.step == Step::kIssued)) {
       uint8_t bytes[16];
       store_be128(bytes, r.value);
       return ulid_datum(bytes);
+    }
+    if (r.step == Step::kNeedRandom) {
+      random = random_u80();
+      have_random = true;
+      continue;
     }
     if (r.step == Step::kExhausted) raise_exhausted("ulid");
     wait_for_clock(r.wait_ms);
@@ -163,9 +181,7 @@ SNOWFLAKE_FUNCTION(ulid_generate) {
 
 SNOWFLAKE_FUNCTION(ulid_generate_at_time) {
   const uint64_t ms = timestamptz_to_unix_ms48(PG_GETARG_TIMESTAMPTZ(0));
-  u128 random = 0;
-  random_bytes(&random, 10);
   uint8_t bytes[16];
-  ulid_compose(bytes, ms, random);
+  ulid_compose(bytes, ms, random_u80());
   return ulid_datum(bytes);
 }

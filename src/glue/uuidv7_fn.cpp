@@ -23,8 +23,7 @@ Datum uuid_datum(const uint8_t bytes[16]) {
 
 SNOWFLAKE_FUNCTION(snowflake_uuidv7) {
   const Sources128 src = sources128();
-  uint64_t rand_b = 0;
-  random_bytes(&rand_b, sizeof rand_b);
+  const uint64_t rand_b = random_u64();
   for (;;) {
     const NextResult r = next_state<kUuidCounterBits>(
         src.streams.uuid.last, clock_now_unix_ms(src.clock), static_cast<uint64_t>(max_lead_ms),
@@ -42,10 +41,9 @@ SNOWFLAKE_FUNCTION(snowflake_uuidv7) {
 
 SNOWFLAKE_FUNCTION(snowflake_uuidv7_at_time) {
   const uint64_t ms = timestamptz_to_unix_ms48(PG_GETARG_TIMESTAMPTZ(0));
-  uint64_t rand[2];
-  random_bytes(rand, sizeof rand);
+  const uint64_t rand_a = random_u64();
   uint8_t bytes[16];
-  uuidv7_compose(bytes, ms, static_cast<uint32_t>(rand[0]), rand[1]);
+  uuidv7_compose(bytes, ms, static_cast<uint32_t>(rand_a), random_u64());
   return uuid_datum(bytes);
 }
 

@@ -87,7 +87,8 @@ TEST(UlidCodec, RoundTripsRandomValues) {
   rng.seed(seed);
   for (int i = 0; i < 10000; ++i) {
     uint8_t b[16], back[16];
-    rng.fill(b, 16);
+    const uint64_t words[2] = {rng.next_u64(), rng.next_u64()};
+    std::memcpy(b, words, 16);
     ASSERT_EQ(decode(encode(b), back), UlidParse::kOk);
     ASSERT_EQ(std::memcmp(b, back, 16), 0);
   }
@@ -121,40 +122,54 @@ TEST(Uuidv7, Rfc9562Bits) {
 TEST(UlidGenerator, SameMillisecondIsPreviousPlusOne) {
   UlidSlot slot;
   slot.init();
-  const UlidNext a = ulid_next(slot, 1000, 12345, 1000);
+  const UlidNext a = ulid_next(slot, 1000, true, 12345, 1000);
   ASSERT_EQ(a.step, Step::kIssued);
   EXPECT_EQ(a.value, (u128{1000} << 80) | 12345);
-  const UlidNext b = ulid_next(slot, 1000, 999999, 1000);
+  const UlidNext b = ulid_next(slot, 1000, true, 999999, 1000);
   EXPECT_EQ(b.value, a.value + 1);
-  const UlidNext c = ulid_next(slot, 1001, 7, 1000);
+  const UlidNext c = ulid_next(slot, 1001, true, 7, 1000);
   EXPECT_EQ(c.value, (u128{1001} << 80) | 7);
   // The clock going back changes nothing: still previous plus one.
-  EXPECT_EQ(ulid_next(slot, 990, 5, 1000).value, c.value + 1);
+  EXPECT_EQ(ulid_next(slot, 990, true, 5, 1000).value, c.value + 1);
 }
 
 TEST(UlidGenerator, OverflowTakesTheNextMillisecond) {
   UlidSlot slot;
   slot.init();
   const u128 all_ones = (u128{1} << 80) - 1;
-  EXPECT_EQ(ulid_next(slot, 1000, all_ones, 1000).value, (u128{1000} << 80) | all_ones);
-  const UlidNext next = ulid_next(slot, 1000, 3, 1000);
+  EXPECT_EQ(ulid_next(slot, 1000, true, all_ones, 1000).value, (u128{1000} << 80) | all_ones);
+  const UlidNext next = ulid_next(slot, 1000, true, 3, 1000);
   ASSERT_EQ(next.step, Step::kIssued);
   EXPECT_EQ(next.value, u128{1001} << 80);
   // With no lead allowed, the same overflow waits for the clock instead.
   UlidSlot strict;
   strict.init();
-  ulid_next(strict, 1000, all_ones, 0);
-  const UlidNext wait = ulid_next(strict, 1000, 3, 0);
+  ulid_next(strict, 1000, true, all_ones, 0);
+  const UlidNext wait = ulid_next(strict, 1000, true, 3, 0);
   EXPECT_EQ(wait.step, Step::kWait);
   EXPECT_EQ(wait.wait_ms, 1u);
+}
+
+TEST(UlidGenerator, AsksForRandomBitsOnlyForANewMillisecond) {
+  UlidSlot slot;
+  slot.init();
+  EXPECT_TRUE(slot.likely_new_ms(1000));
+  EXPECT_EQ(ulid_next(slot, 1000, false, 0, 1000).step, Step::kNeedRandom);
+  EXPECT_EQ(slot.hi.load(), 0u);  // nothing issued
+  const UlidNext a = ulid_next(slot, 1000, true, 77, 1000);
+  EXPECT_FALSE(slot.likely_new_ms(1000));
+  const UlidNext b = ulid_next(slot, 1000, false, 0, 1000);
+  ASSERT_EQ(b.step, Step::kIssued);
+  EXPECT_EQ(b.value, a.value + 1);
+  EXPECT_TRUE(slot.likely_new_ms(1001));
 }
 
 TEST(UlidGenerator, EndOfTheRange) {
   UlidSlot slot;
   slot.init();
   const u128 all_ones = (u128{1} << 80) - 1;
-  EXPECT_EQ(ulid_next(slot, kMaxUnixMs48, all_ones, 10).step, Step::kIssued);
-  EXPECT_EQ(ulid_next(slot, kMaxUnixMs48, 0, 10).step, Step::kExhausted);
+  EXPECT_EQ(ulid_next(slot, kMaxUnixMs48, true, all_ones, 10).step, Step::kIssued);
+  EXPECT_EQ(ulid_next(slot, kMaxUnixMs48, true, 0, 10).step, Step::kExhausted);
 }
 
 TEST(UlidGenerator, ThreadsNeverCollideAndEachSeesIncreasingValues) {
@@ -166,7 +181,7 @@ TEST(UlidGenerator, ThreadsNeverCollideAndEachSeesIncreasingValues) {
   for (int t = 0; t < kThreads; ++t)
     threads.emplace_back([&, t] {
       for (int i = 0; i < kPer; ++i)
-        got[t].push_back(ulid_next(slot, 5000 + i / 1000, u128(i) * 7919, 1000).value);
+        got[t].push_back(ulid_next(slot, 5000 + i / 1000, true, u128(i) * 7919, 1000).value);
     });
   for (auto &th : threads) th.join();
   std::set<u128> all;
@@ -199,11 +214,14 @@ TEST(ChaCha20, StreamIsTheKeystreamInOrder) {
   EXPECT_FALSE(rng.seeded());
   rng.seed(seed);
   EXPECT_TRUE(rng.seeded());
-  uint8_t got[300];
-  for (size_t off = 0; off < sizeof got; off += 10) rng.fill(got + off, 10);
+  uint8_t got[600];
+  for (size_t off = 0; off < sizeof got; off += 8) {
+    const uint64_t v = rng.next_u64();
+    std::memcpy(got + off, &v, 8);
+  }
   ChaCha20 c;
   c.init(seed, seed + 32, 0);
-  uint8_t want[320];
+  uint8_t want[640];
   for (size_t off = 0; off < sizeof want; off += 64) c.block(want + off);
   EXPECT_EQ(std::memcmp(got, want, sizeof got), 0);
 }
