@@ -1,33 +1,38 @@
 #!/usr/bin/env python3
-"""Benchmarks ID generation in one PostgreSQL server, side by side.
+"""Benchmarks every ID kind in one PostgreSQL server, side by side.
 
-Generation: nanoseconds per ID for SELECT count(f) FROM generate_series(1, N), best of
---runs runs, with the runs of all generators interleaved so that they share the machine's
-moods, and each generator's ratio to the executor's floor (f = 1). The slowest generators
-run N/10 rows.
+1. Generation: nanoseconds per ID for SELECT count(f) FROM generate_series(1, N), best of
+   --runs runs with all generators interleaved (so that they share the machine's moods),
+   and each one's ratio to the executor's floor (f = 1). The slowest run N/10 rows.
+2. Text round trip: ulid values to text and back, beside the same for uuid.
+3. Bulk insert as primary key: --insert-rows rows in batches of --insert-batch into a table
+   whose key is bigserial, uuid v4, uuidv7(), ulid() or snowflake(); after every batch the
+   elapsed time and the sizes of table and index, so that rate and size can be plotted
+   against the row count. Each kind runs --insert-runs times (interleaved); the best
+   (fastest) run is reported.
+4. Concurrency: IDs per second with 1, 2, 4, 8 and 16 pgbench clients for each generator,
+   for --conc-seconds each; snowflake() both on one shard and with one shard per client.
+   One shard's cap is 1,024,000 IDs per second.
+5. Range query: "rows of the last hour" on --range-rows rows (one a second), by the
+   primary key (id >= snowflake_at(...)) against an indexed timestamp column; the plans
+   and the best of --runs timings.
+6. The extension's shared memory.
 
-Text round trip: 1,000,000 ulid values to text and back, beside the same for uuid.
-
-Bulk insert: --insert-rows rows into a table whose primary key defaults to ulid(),
-uuidv7() or gen_random_uuid(), best of --insert-runs, with the sizes of table and index.
-
-Concurrency: --clients pgbench clients for --seconds on one shard, inserting snowflake() IDs
-into an unlogged table; IDs per second against the layout's cap of 1,024,000 per second per
-shard, and a duplicate count.
-
-The connection comes from the usual PG* environment variables.
+Writes results.md, the data files and PNG plots (gnuplot) into --out, and prints the
+Markdown. The connection comes from the usual PG* environment variables.
 """
 import argparse
 import os
 import platform
 import re
+import shutil
 import subprocess
 import tempfile
 import time
 
 import psycopg2
 
-CAP_PER_SHARD = 1024 * 1000  # IDs per second: 1,024 sequence values per millisecond
+CAP_PER_SHARD = 1024 * 1000  # snowflake IDs per second per shard
 
 SETUP = """
 DROP EXTENSION IF EXISTS snowflake CASCADE;  -- a throwaway server: start from the built version
@@ -54,8 +59,7 @@ END;
 $$ LANGUAGE PLPGSQL;
 """
 
-# name, expression, note, share of --rows (the slow ones run fewer rows: ns per ID is
-# what is compared)
+# name, expression, note, share of --rows
 GENERATORS = [
     ("floor", "1", "the executor alone", 1),
     ("snowflake()", "snowflake()", "this extension", 1),
@@ -66,19 +70,39 @@ GENERATORS = [
     ("next_id() PL/pgSQL", "insta_next_id()", "Instagram's function", 0.1),
 ]
 
+# name, column definition
+INSERT_KINDS = [
+    ("bigserial", "bigserial"),
+    ("snowflake()", "bigint DEFAULT snowflake()"),
+    ("uuidv7()", "uuid DEFAULT uuidv7()"),
+    ("ulid()", "ulid DEFAULT ulid()"),
+    ("uuid v4", "uuid DEFAULT gen_random_uuid()"),
+]
+
+# name, pgbench expression (:client_id is pgbench's client number)
+CONC_KINDS = [
+    ("snowflake(), one shard", "snowflake(4000)"),
+    ("snowflake(), shard per client", "snowflake(5000 + :client_id)"),
+    ("uuidv7()", "uuidv7()"),
+    ("ulid()", "ulid()"),
+    ("nextval()", "nextval('bench_seq')"),
+    ("gen_random_uuid()", "gen_random_uuid()"),
+]
+CLIENTS = [1, 2, 4, 8, 16]
+
 
 def timed(cur, sql):
     start = time.perf_counter()
     cur.execute(sql)
-    cur.fetchall()
+    if cur.description is not None:
+        cur.fetchall()
     return time.perf_counter() - start
 
 
-def generation(conn, rows, runs, generators):
-    cur = conn.cursor()
-    best = {name: float("inf") for name, _, _, _ in generators}
+def generation(cur, rows, runs):
+    best = {name: float("inf") for name, _, _, _ in GENERATORS}
     for run in range(runs):
-        for name, expr, _, share in generators:
+        for name, expr, _, share in GENERATORS:
             # 1,000,000 IDs of one shard take about a second of its sequence space; a fresh
             # shard per run measures the cost of a call, not the layout's cap.
             cur.execute("SET snowflake.shard_id = %s", (run + 100,))
@@ -87,11 +111,10 @@ def generation(conn, rows, runs, generators):
             best[name] = min(best[name], seconds / n * 1e9)
     cur.execute("RESET snowflake.shard_id")
     floor = best["floor"]
-    return [(name, best[name], best[name] / floor, note) for name, _, note, _ in generators]
+    return [(name, best[name], best[name] / floor, note) for name, _, note, _ in GENERATORS]
 
 
-def text_round_trip(conn, rows, runs):
-    cur = conn.cursor()
+def text_round_trip(cur, rows, runs):
     cur.execute("DROP TABLE IF EXISTS rt_ulid, rt_uuid")
     cur.execute(f"CREATE TABLE rt_ulid AS SELECT ulid() AS x FROM generate_series(1, {rows})")
     cur.execute(f"CREATE TABLE rt_uuid AS SELECT gen_random_uuid() AS x FROM generate_series(1, {rows})")
@@ -104,30 +127,26 @@ def text_round_trip(conn, rows, runs):
     return best
 
 
-def bulk_insert(conn, rows, runs):
-    cur = conn.cursor()
-    kinds = [("ulid()", "ulid", "ulid()"), ("uuidv7()", "uuid", "uuidv7()"),
-             ("gen_random_uuid()", "uuid", "gen_random_uuid()")]
+def bulk_insert(cur, rows, batch, runs):
+    """For each kind, the fastest run's curve: [(rows, seconds, table bytes, index bytes)]."""
     best = {}
-    sizes = {}
     for _ in range(runs):
-        for name, typ, default in kinds:
+        for name, column in INSERT_KINDS:
             cur.execute("DROP TABLE IF EXISTS bulk")
-            cur.execute(f"CREATE TABLE bulk (id {typ} PRIMARY KEY DEFAULT {default}, n int)")
+            cur.execute(f"CREATE TABLE bulk (id {column} PRIMARY KEY, n int)")
             cur.execute("CHECKPOINT")
-            seconds = timed_exec(cur, f"INSERT INTO bulk (n) SELECT g FROM generate_series(1, {rows}) g")
-            best[name] = min(best.get(name, float("inf")), seconds)
-            cur.execute("SELECT pg_relation_size('bulk'), pg_relation_size('bulk_pkey')")
-            sizes[name] = cur.fetchone()
+            curve, elapsed, done = [], 0.0, 0
+            while done < rows:
+                n = min(batch, rows - done)
+                elapsed += timed(cur, f"INSERT INTO bulk (n) SELECT g FROM generate_series(1, {n}) g")
+                done += n
+                cur.execute("SELECT pg_relation_size('bulk'), pg_relation_size('bulk_pkey')")
+                table_bytes, index_bytes = cur.fetchone()
+                curve.append((done, elapsed, table_bytes, index_bytes))
+            if name not in best or elapsed < best[name][-1][1]:
+                best[name] = curve
     cur.execute("DROP TABLE bulk")
-    return [(name, best[name], best[name] / best["gen_random_uuid()"], *sizes[name])
-            for name, _, _ in kinds]
-
-
-def timed_exec(cur, sql):
-    start = time.perf_counter()
-    cur.execute(sql)
-    return time.perf_counter() - start
+    return best
 
 
 def pgbench(args, script):
@@ -142,25 +161,70 @@ def pgbench(args, script):
     return out
 
 
-def concurrency(conn, clients, seconds, batch):
-    cur = conn.cursor()
+def concurrency(seconds, batch):
+    """{kind: [(clients, IDs per second)]}"""
+    result = {}
+    for name, expr in CONC_KINDS:
+        script = f"SELECT count({expr}) FROM generate_series(1, {batch});\n"
+        # Warm-up: also uses up the lead that an idle shard has in hand, so that one shard
+        # shows its steady state.
+        pgbench(["-c", "2", "-j", "2", "-T", "2"], script)
+        points = []
+        for clients in CLIENTS:
+            jobs = str(min(clients, os.cpu_count() or 1))
+            out = pgbench(["-c", str(clients), "-j", jobs, "-T", str(seconds)], script)
+            txns = int(re.search(r"number of transactions actually processed: (\d+)", out).group(1))
+            points.append((clients, txns * batch / seconds))
+        result[name] = points
+    return result
+
+
+def sustained_one_shard(cur, clients, seconds, batch):
+    """8 clients inserting snowflake() IDs of one shard: rate after the lead is used up."""
     cur.execute("DROP TABLE IF EXISTS bench_ids; CREATE UNLOGGED TABLE bench_ids (id bigint)")
-    script = f"INSERT INTO bench_ids SELECT snowflake(4000) FROM generate_series(1, {batch});\n"
+    script = f"INSERT INTO bench_ids SELECT snowflake(4001) FROM generate_series(1, {batch});\n"
     jobs = str(min(clients, os.cpu_count() or 1))
-    # Warm-up: use up the lead that an idle shard has in hand, so that the measured run
-    # shows the steady state.
-    pgbench(["-c", str(clients), "-j", jobs, "-T", "2"], script)
+    pgbench(["-c", str(clients), "-j", jobs, "-T", "2"], script)  # use up the lead in hand
     cur.execute("TRUNCATE bench_ids")
-    cur.execute("SELECT snowflake_timestamp(snowflake(4000))")
-    out = pgbench(["-c", str(clients), "-j", jobs, "-T", str(seconds)], script)
-    m = re.search(r"number of transactions actually processed: (\d+)", out)
-    txns = int(m.group(1))
+    pgbench(["-c", str(clients), "-j", jobs, "-T", str(seconds)], script)
     cur.execute("SELECT count(*), count(*) - count(DISTINCT id) FROM bench_ids")
     ids, dups = cur.fetchone()
-    assert ids == txns * batch, (ids, txns, batch)
     cur.execute("DROP TABLE bench_ids")
-    rate = ids / seconds
-    return ids, dups, rate
+    return ids, dups, ids / seconds
+
+
+def range_query(cur, rows, runs):
+    cur.execute("DROP TABLE IF EXISTS ranged")
+    cur.execute("CREATE TABLE ranged (id bigint PRIMARY KEY, created_at timestamptz NOT NULL, n int)")
+    # One row a second into the past, its ID made for its time (shard 1).
+    cur.execute(f"""
+        INSERT INTO ranged
+        SELECT snowflake_at(t) | (1 << 10), t, g
+          FROM generate_series(1, {rows}) g, LATERAL (SELECT now() - g * interval '1 second' AS t) s""")
+    cur.execute("CREATE INDEX ranged_created_at ON ranged (created_at)")
+    cur.execute("VACUUM ANALYZE ranged")
+    queries = {
+        "primary key": "SELECT count(*), max(n) FROM ranged WHERE id >= snowflake_at(now() - interval '1 hour')",
+        "timestamp index": "SELECT count(*), max(n) FROM ranged WHERE created_at >= now() - interval '1 hour'",
+    }
+    result = {}
+    for name, sql in queries.items():
+        cur.execute("EXPLAIN (COSTS OFF) " + sql)
+        plan = "\n".join(r[0] for r in cur.fetchall())
+        cur.execute(sql)
+        count = cur.fetchone()[0]
+        best = min(timed(cur, sql) for _ in range(runs))
+        result[name] = (plan, count, best)
+    cur.execute("SELECT pg_relation_size('ranged'), pg_relation_size('ranged_pkey'), "
+                "pg_relation_size('ranged_created_at')")
+    sizes = cur.fetchone()
+    cur.execute("DROP TABLE ranged")
+    return result, sizes
+
+
+def shared_memory(cur):
+    cur.execute("SELECT size, allocated_size FROM pg_shmem_allocations WHERE name = 'snowflake'")
+    return cur.fetchone()
 
 
 def machine():
@@ -173,28 +237,94 @@ def machine():
                     break
     except OSError:
         pass
-    return f"{os.cpu_count()} cores, {cpu or platform.processor()}"
+    mem = ""
+    try:
+        with open("/proc/meminfo") as f:
+            kb = int(f.readline().split()[1])
+            mem = f", {kb / 2**20:.0f} GiB"
+    except (OSError, ValueError, IndexError):
+        pass
+    return f"{os.cpu_count()} cores{mem}, {cpu or platform.processor()}, {platform.system()} {platform.release()}"
+
+
+def mib(b):
+    return b / 2**20
+
+
+def plot(out, insert, conc):
+    """Writes the data files and, if gnuplot is there, the PNG plots; returns their names."""
+    names = list(insert)
+    with open(os.path.join(out, "insert.dat"), "w") as f:
+        f.write("# rows, then per kind: seconds, rows/s over the last batch, index MiB\n")
+        f.write("# kinds: " + " | ".join(names) + "\n")
+        for i in range(len(insert[names[0]])):
+            row = [insert[names[0]][i][0]]
+            for name in names:
+                done, elapsed, _, index_bytes = insert[name][i]
+                prev_done, prev_elapsed = (insert[name][i - 1][:2] if i else (0, 0.0))
+                row += [f"{elapsed:.3f}", f"{(done - prev_done) / (elapsed - prev_elapsed):.0f}",
+                        f"{mib(index_bytes):.2f}"]
+            f.write(" ".join(str(x) for x in row) + "\n")
+    cnames = list(conc)
+    with open(os.path.join(out, "concurrency.dat"), "w") as f:
+        f.write("# clients, then IDs/s per kind: " + " | ".join(cnames) + "\n")
+        for i, clients in enumerate(CLIENTS):
+            f.write(" ".join([str(clients)] + [f"{conc[n][i][1]:.0f}" for n in cnames]) + "\n")
+    if shutil.which("gnuplot") is None:
+        return []
+    common = ('set terminal pngcairo size 1000,560 font "DejaVu Sans,11" noenhanced\n'
+              'set grid\nset key outside right top\n')
+    index_lines = ", ".join(
+        f"'insert.dat' using ($1/1e6):{2 + 3 * i + 2} with linespoints title '{n}'"
+        for i, n in enumerate(names))
+    rate_lines = ", ".join(
+        f"'insert.dat' using ($1/1e6):(${2 + 3 * i + 1}/1000) with linespoints title '{n}'"
+        for i, n in enumerate(names))
+    conc_lines = ", ".join(
+        f"'concurrency.dat' using 1:(${2 + i}/1e6) with linespoints title '{n}'"
+        for i, n in enumerate(cnames))
+    scripts = {
+        "index_size.png": common + "set output 'index_size.png'\n"
+        "set title 'Primary-key index size during a bulk insert'\n"
+        "set xlabel 'rows (millions)'\nset ylabel 'index size (MiB)'\n"
+        f"plot {index_lines}\n",
+        "insert_rate.png": common + "set output 'insert_rate.png'\n"
+        "set title 'Insert rate as the table grows (each point: the last batch)'\n"
+        "set xlabel 'rows (millions)'\nset ylabel 'thousand rows per second'\nset yrange [0:*]\n"
+        f"plot {rate_lines}\n",
+        "concurrency.png": common + "set output 'concurrency.png'\n"
+        "set title 'IDs per second by number of clients'\nset logscale x 2\n"
+        "set xlabel 'pgbench clients'\nset ylabel 'million IDs per second'\nset yrange [0:*]\n"
+        f"plot {conc_lines}\n",
+    }
+    for name, script in scripts.items():
+        subprocess.run(["gnuplot"], input=script, text=True, cwd=out, check=True)
+    return list(scripts)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", default="bench/results", help="folder for results.md and plots")
     ap.add_argument("--rows", type=int, default=1000000, help="IDs per generation run")
-    ap.add_argument("--runs", type=int, default=15, help="generation runs (best is kept)")
-    ap.add_argument("--clients", type=int, default=8)
-    ap.add_argument("--seconds", type=int, default=10, help="length of the concurrency run")
-    ap.add_argument("--batch", type=int, default=10000, help="IDs per pgbench transaction")
+    ap.add_argument("--runs", type=int, default=15, help="generation and query runs (best kept)")
     ap.add_argument("--text-rows", type=int, default=1000000, help="values in the text round trip")
-    ap.add_argument("--insert-rows", type=int, default=2000000, help="rows per bulk insert")
-    ap.add_argument("--insert-runs", type=int, default=3, help="bulk insert runs (best is kept)")
-    ap.add_argument("--sections", default="generation,text,insert,concurrency",
-                    help="comma-separated sections to run")
+    ap.add_argument("--insert-rows", type=int, default=10000000, help="rows per bulk insert")
+    ap.add_argument("--insert-batch", type=int, default=1000000, help="rows per INSERT")
+    ap.add_argument("--insert-runs", type=int, default=2, help="bulk insert runs (best kept)")
+    ap.add_argument("--conc-seconds", type=int, default=5, help="seconds per concurrency point")
+    ap.add_argument("--batch", type=int, default=10000, help="IDs per pgbench transaction")
+    ap.add_argument("--sustain-seconds", type=int, default=10,
+                    help="length of the one-shard sustained run (8 clients)")
+    ap.add_argument("--range-rows", type=int, default=10000000, help="rows for the range query")
     ap.add_argument("--quick", action="store_true",
                     help="a tiny run that only shows the benchmark still works")
     a = ap.parse_args()
     if a.quick:
-        a.rows, a.runs, a.seconds, a.batch = 20000, 2, 1, 1000
-        a.text_rows, a.insert_rows, a.insert_runs = 20000, 20000, 1
+        a.rows, a.runs, a.text_rows = 20000, 2, 20000
+        a.insert_rows, a.insert_batch, a.insert_runs = 20000, 10000, 1
+        a.conc_seconds, a.batch, a.sustain_seconds, a.range_rows = 1, 1000, 1, 20000
+    os.makedirs(a.out, exist_ok=True)
 
     conn = psycopg2.connect("")
     conn.autocommit = True
@@ -202,58 +332,83 @@ def main():
     cur.execute(SETUP)
     cur.execute("SHOW server_version")
     version = cur.fetchone()[0]
+    started = time.time()
 
-    print(f"# snowflake benchmark, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
-    print(f"PostgreSQL {version}; {machine()}\n")
+    md = []
+    md.append(f"# snowflake benchmark, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}\n")
+    md.append(f"PostgreSQL {version}; {machine()}.\n")
 
-    sections = set(a.sections.split(","))
-    if "generation" in sections:
-        print_generation(conn, a)
-    if "text" in sections:
-        print_text(conn, a)
-    if "insert" in sections:
-        print_insert(conn, a)
-    if "concurrency" in sections:
-        print_concurrency(conn, a)
+    md.append(f"## 1. Generation: `SELECT count(f) FROM generate_series(1, {a.rows:,})`\n")
+    md.append(f"Best of {a.runs} runs, all generators interleaved; the last two run a tenth of "
+              "the rows.\n")
+    md.append("| f | ns per ID | × floor | what |\n|---|---:|---:|---|")
+    for name, ns, ratio, note in generation(cur, a.rows, a.runs):
+        md.append(f"| {name} | {ns:.1f} | {ratio:.2f} | {note} |")
 
-
-def print_generation(conn, a):
-    print(f"## Generation: SELECT count(f) FROM generate_series(1, {a.rows:,}), "
-          f"best of {a.runs}, runs interleaved\n")
-    print("| f | ns per ID | × floor | what |")
-    print("|---|---:|---:|---|")
-    for name, ns, ratio, note in generation(conn, a.rows, a.runs, GENERATORS):
-        print(f"| {name} | {ns:.1f} | {ratio:.2f} | {note} |")
-
-
-def print_text(conn, a):
-    print(f"\n## Text round trip: {a.text_rows:,} values to text and back, best of {a.runs}\n")
-    rt = text_round_trip(conn, a.text_rows, a.runs)
-    print("| type | ms | ns per value | × uuid |")
-    print("|---|---:|---:|---:|")
+    rt = text_round_trip(cur, a.text_rows, a.runs)
+    md.append(f"\n## 2. Text round trip: {a.text_rows:,} values to text and back\n")
+    md.append(f"Best of {a.runs} runs.\n")
+    md.append("| type | ms | ns per value | × uuid |\n|---|---:|---:|---:|")
     for kind in ("ulid", "uuid"):
-        print(f"| {kind} | {rt[kind] * 1e3:.1f} | {rt[kind] / a.text_rows * 1e9:.1f} | "
-              f"{rt[kind] / rt['uuid']:.2f} |")
+        md.append(f"| {kind} | {rt[kind] * 1e3:.1f} | {rt[kind] / a.text_rows * 1e9:.1f} | "
+                  f"{rt[kind] / rt['uuid']:.2f} |")
 
+    insert = bulk_insert(cur, a.insert_rows, a.insert_batch, a.insert_runs)
+    md.append(f"\n## 3. Bulk insert as primary key, {a.insert_rows:,} rows\n")
+    md.append(f"`INSERT … SELECT` in batches of {a.insert_batch:,} rows into one table; the "
+              f"fastest of {a.insert_runs} runs per kind, read after the first batch, the "
+              "second and the last.\n")
+    md.append("| key | rows | seconds | rows/s | time × uuid v4 | index MiB | table MiB |\n"
+              "|---|---:|---:|---:|---:|---:|---:|")
+    points = len(insert["uuid v4"])
+    for i in sorted({0, min(1, points - 1), points - 1}):
+        ref_secs = insert["uuid v4"][i][1]
+        for name in insert:
+            done, secs, table_bytes, index_bytes = insert[name][i]
+            md.append(f"| {name} | {done:,} | {secs:.2f} | {done / secs:,.0f} | "
+                      f"{secs / ref_secs:.2f} | {mib(index_bytes):.1f} | {mib(table_bytes):.1f} |")
 
-def print_insert(conn, a):
-    print(f"\n## Bulk insert: {a.insert_rows:,} rows, primary key by DEFAULT, "
-          f"best of {a.insert_runs}\n")
-    print("| DEFAULT | seconds | rows/s | × gen_random_uuid() | table MiB | index MiB |")
-    print("|---|---:|---:|---:|---:|---:|")
-    for name, seconds, ratio, table_bytes, index_bytes in bulk_insert(conn, a.insert_rows,
-                                                                       a.insert_runs):
-        print(f"| {name} | {seconds:.2f} | {a.insert_rows / seconds:,.0f} | {ratio:.2f} | "
-              f"{table_bytes / 2**20:.1f} | {index_bytes / 2**20:.1f} |")
+    conc = concurrency(a.conc_seconds, a.batch)
+    md.append(f"\n## 4. Concurrency: IDs per second\n")
+    md.append(f"pgbench, `SELECT count(f) FROM generate_series(1, {a.batch:,})` per transaction, "
+              f"{a.conc_seconds} s per point. One shard of snowflake() is capped at 1,024,000 "
+              "IDs/s by its layout.\n")
+    md.append("| f \\ clients | " + " | ".join(str(c) for c in CLIENTS) + " |\n|---|"
+              + "---:|" * len(CLIENTS))
+    for name, points in conc.items():
+        md.append(f"| {name} | " + " | ".join(f"{r:,.0f}" for _, r in points) + " |")
+    ids, dups, rate = sustained_one_shard(cur, 8, a.sustain_seconds, a.batch)
+    md.append(f"\nSustained, one shard, 8 clients inserting into an unlogged table for "
+              f"{a.sustain_seconds} s after the lead in hand is used up: {ids:,} IDs, "
+              f"{rate:,.0f} IDs/s, {100 * rate / CAP_PER_SHARD:.1f} % of the cap, {dups} "
+              "duplicates.")
 
+    rq, (table_bytes, pkey_bytes, ts_bytes) = range_query(cur, a.range_rows, a.runs)
+    md.append(f"\n## 5. Rows of the last hour, of {a.range_rows:,} (one a second)\n")
+    md.append(f"Best of {a.runs} runs. The timestamp column needs an index of its own "
+              f"({mib(ts_bytes):.1f} MiB); the primary key ({mib(pkey_bytes):.1f} MiB) is "
+              f"there anyway. Table: {mib(table_bytes):.1f} MiB.\n")
+    md.append("| by | rows | ms |\n|---|---:|---:|")
+    for name, (plan, count, secs) in rq.items():
+        md.append(f"| {name} | {count:,} | {secs * 1e3:.2f} |")
+    for name, (plan, _, _) in rq.items():
+        md.append(f"\n{name}:\n```\n{plan}\n```")
 
-def print_concurrency(conn, a):
-    print(f"\n## Concurrency: {a.clients} clients, {a.seconds} s, one shard, "
-          f"{a.batch:,} IDs per INSERT into an unlogged table\n")
-    ids, dups, rate = concurrency(conn, a.clients, a.seconds, a.batch)
-    print("| IDs | IDs/s | % of the cap (1,024,000/s) | duplicates |")
-    print("|---:|---:|---:|---:|")
-    print(f"| {ids:,} | {rate:,.0f} | {100 * rate / CAP_PER_SHARD:.1f} | {dups} |")
+    size, allocated = shared_memory(cur)
+    md.append(f"\n## 6. Shared memory\n\nThe extension's segment (`pg_shmem_allocations`): "
+              f"{size:,} bytes ({allocated:,} allocated): one cache line per shard for 8,192 "
+              "shards, the clock, and the UUIDv7 and ULID streams.")
+
+    pngs = plot(a.out, insert, conc)
+    if pngs:
+        md.append("\n## Plots\n")
+        md.extend(f"![{p}]({p})" for p in pngs)
+    md.append(f"\nThe whole run took {time.time() - started:.0f} s.")
+
+    text = "\n".join(md) + "\n"
+    with open(os.path.join(a.out, "results.md"), "w") as f:
+        f.write(text)
+    print(text)
     if dups:
         raise SystemExit("duplicate IDs found")
 

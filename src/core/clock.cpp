@@ -11,32 +11,34 @@ bool far_apart(int64_t a, int64_t b) noexcept {
 }
 }  // namespace
 
-ClockTick clock_sync(ClockState &state, int64_t mono_ns, int64_t wall_ns) noexcept {
-  const int64_t seen = wall_ns - mono_ns;
-  int64_t offset = state.offset_ns.load(std::memory_order_relaxed);
-  while (offset == kClockUnset || seen > offset) {
-    if (state.offset_ns.compare_exchange_weak(offset, seen)) {
-      if (offset != kClockUnset && seen - offset > kStepThresholdNs) {
-        state.steps_forward.fetch_add(1, std::memory_order_relaxed);
-        return ClockTick{0, ClockEvent::kStepForward, seen - offset};
-      }
-      return ClockTick{0, ClockEvent::kNone, 0};
+SyncResult clock_sync(ClockState &state, const ClockSnapshot &snap, int64_t seen,
+                      ClockTick &tick) noexcept {
+  int64_t expected = snap.offset_ns;
+  if (snap.offset_ns == kClockUnset || seen > snap.offset_ns) {
+    if (!state.offset_ns.compare_exchange_strong(expected, seen)) return SyncResult::kRetry;
+    if (snap.offset_ns != kClockUnset && seen - snap.offset_ns > kStepThresholdNs) {
+      state.steps_forward.fetch_add(1, std::memory_order_relaxed);
+      tick.event = ClockEvent::kStepForward;
+      tick.step_ns = seen - snap.offset_ns;
     }
+    if (snap.offset_ns == kClockUnset) return SyncResult::kDone;
   }
-
-  int64_t reported = state.back_event_ns.load(std::memory_order_relaxed);
-  if (seen >= offset - kStepThresholdNs) {
-    // The wall clock agrees again: a later backward step is a new event.
-    if (reported != kClockUnset)
-      state.back_event_ns.compare_exchange_strong(reported, kClockUnset);
-    return ClockTick{0, ClockEvent::kNone, 0};
+  if (seen >= snap.offset_ns - kStepThresholdNs) {
+    // The wall clock agrees with the IDs' time again: a later backward step is a new event.
+    if (snap.back_event_ns != kClockUnset) {
+      expected = snap.back_event_ns;
+      state.back_event_ns.compare_exchange_strong(expected, kClockUnset);
+    }
+    return SyncResult::kDone;
   }
   // Behind by more than the threshold: report each distinct step once, server-wide.
-  if (far_apart(seen, reported) && state.back_event_ns.compare_exchange_strong(reported, seen)) {
-    state.steps_back.fetch_add(1, std::memory_order_relaxed);
-    return ClockTick{0, ClockEvent::kStepBack, offset - seen};
-  }
-  return ClockTick{0, ClockEvent::kNone, 0};
+  if (!far_apart(seen, snap.back_event_ns)) return SyncResult::kDone;
+  expected = snap.back_event_ns;
+  if (!state.back_event_ns.compare_exchange_strong(expected, seen)) return SyncResult::kRetry;
+  state.steps_back.fetch_add(1, std::memory_order_relaxed);
+  tick.event = ClockEvent::kStepBack;
+  tick.step_ns = snap.offset_ns - seen;
+  return SyncResult::kDone;
 }
 
 }  // namespace snowflake

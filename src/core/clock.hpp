@@ -5,7 +5,8 @@
 // the difference only moves when the wall clock is stepped:
 //   - a forward step raises the offset at once, and IDs follow the wall clock;
 //   - a backward step is ignored, so IDs keep advancing at real-time rate from where they
-//     were, neither stalling nor repeating, until the wall clock catches up.
+//     were, neither stalling nor repeating; they stay ahead of the wall clock by the step
+//     until the wall clock is stepped forward again.
 // The hot path reads the monotonic clock only; the wall clock is compared at most once per
 // millisecond per backend, which is how quickly a forward step is followed.
 #pragma once
@@ -51,27 +52,47 @@ struct ClockTick {
   int64_t step_ns;   // its size
 };
 
-// Applies one (monotonic, wall) reading pair to the shared offset; reports a step event to
-// exactly one caller.
-ClockTick clock_sync(ClockState &state, int64_t mono_ns, int64_t wall_ns) noexcept;
+// The state as read before a reading of the clocks, so that a reading is never older than
+// the state it is compared with (a reading taken before another backend moved the state
+// could otherwise report a step that did not happen).
+struct ClockSnapshot {
+  int64_t offset_ns;
+  int64_t back_event_ns;
+};
+
+inline ClockSnapshot clock_snapshot(const ClockState &state) noexcept {
+  return ClockSnapshot{state.offset_ns.load(std::memory_order_acquire),
+                       state.back_event_ns.load(std::memory_order_acquire)};
+}
+
+enum class SyncResult : uint8_t { kDone, kRetry };
+
+// Applies one reading (wall - monotonic, seen after the snapshot) to the shared state,
+// changing it only from the snapshot's values; kRetry when another backend changed it first.
+// A step event goes to exactly one caller, in tick.
+SyncResult clock_sync(ClockState &state, const ClockSnapshot &snap, int64_t seen_ns,
+                      ClockTick &tick) noexcept;
 
 template <typename MonoFn, typename WallFn>
 inline ClockTick clock_now(ClockState &state, LocalClock &local, MonoFn mono,
                            WallFn wall) noexcept {
-  int64_t m = mono();
   ClockTick tick{0, ClockEvent::kNone, 0};
+  int64_t m = mono();
   if (m >= local.next_sync_ns ||
       state.offset_ns.load(std::memory_order_relaxed) == kClockUnset) {
-    for (int attempt = 1;; ++attempt) {
-      int64_t w = wall();
-      int64_t m2 = mono();
-      if (m2 - m <= kMaxSyncSpreadNs || attempt == kMaxSyncAttempts) {
-        tick = clock_sync(state, m + (m2 - m) / 2, w);
-        local.next_sync_ns = m2 + kSyncIntervalNs;
-        m = m2;
+    for (int attempt = 1; attempt <= kMaxSyncAttempts; ++attempt) {
+      const ClockSnapshot snap = clock_snapshot(state);
+      const int64_t m1 = mono();
+      const int64_t w = wall();
+      m = mono();
+      // Readings far apart were preempted: try again, and give up (until the next call)
+      // unless there is no offset at all yet. wall - m is never above the true offset.
+      if (m - m1 > kMaxSyncSpreadNs && attempt < kMaxSyncAttempts) continue;
+      if (m - m1 > kMaxSyncSpreadNs && snap.offset_ns != kClockUnset) break;
+      if (clock_sync(state, snap, w - m, tick) == SyncResult::kDone) {
+        local.next_sync_ns = m + kSyncIntervalNs;
         break;
       }
-      m = m2;
     }
   }
   tick.unix_ns = m + state.offset_ns.load(std::memory_order_relaxed);

@@ -14,7 +14,11 @@ void spin_lock_contended(std::atomic<uint32_t> &lock) noexcept {
       sched_yield();
       spins = 0;
     } else {
+#if defined(__x86_64__) || defined(__i386__)
       __builtin_ia32_pause();
+#elif defined(__aarch64__)
+      __asm__ __volatile__("yield");
+#endif
     }
   }
 }

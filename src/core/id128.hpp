@@ -125,6 +125,7 @@ struct UlidNext {
 // have_random is false, nothing is issued and the step is kNeedRandom.
 inline UlidNext ulid_next(UlidSlot &slot, uint64_t now_ms, bool have_random, u128 random80,
                           uint64_t max_lead_ms) noexcept {
+  if (now_ms > kMaxUnixMs48) return UlidNext{Step::kExhausted, 0, 0};
   const u128 fresh = (u128{now_ms} << kUlidRandomBits) |
                      (random80 & ((u128{1} << kUlidRandomBits) - 1));
   spin_lock(slot.lock);

@@ -15,9 +15,9 @@ void report_clock_event(const ClockTick &tick) {
   const double step_s = static_cast<double>(tick.step_ns) / 1e9;
   if (tick.event == ClockEvent::kStepBack)
     ereport(WARNING,
-            (errmsg("system clock stepped back by %.3f s", step_s),
-             errdetail("IDs keep their time, which advances at real-time rate and is now ahead "
-                       "of the system clock until it catches up.")));
+            (errmsg("system clock stepped back: it is %.3f s behind the time of IDs", step_s),
+             errdetail("IDs keep their time, which advances at real-time rate, ahead of the "
+                       "system clock by that much until the clock is stepped forward again.")));
   else
     ereport(WARNING, (errmsg("system clock stepped forward by %.3f s", step_s),
                       errdetail("IDs follow the new time.")));

@@ -180,6 +180,41 @@ TEST_F(ClockTest, PreemptedReadingIsRetried) {
   EXPECT_EQ(t.event, ClockEvent::kNone);
 }
 
+TEST_F(ClockTest, SlowReadingsNeitherMoveTheOffsetNorWarn) {
+  clock.now(state, local);
+  const int64_t offset = state.offset_ns.load();
+  // From now on every wall reading takes 20 ms (the process is descheduled each time).
+  auto mono = [this] { return clock.mono; };
+  auto slow_wall = [this] {
+    clock.advance(20 * kMs);
+    return clock.wall;
+  };
+  for (int i = 0; i < 50; ++i) {
+    clock.advance(2 * kMs);
+    EXPECT_EQ(clock_now(state, local, mono, slow_wall).event, ClockEvent::kNone);
+  }
+  EXPECT_EQ(state.offset_ns.load(), offset);
+}
+
+TEST_F(ClockTest, StaleReadingDoesNotReportABackwardStep) {
+  LocalClock other;
+  clock.now(state, local);
+  clock.advance(2 * kMs);
+  // Backend B reads the wall clock just before a forward step of one hour; backend A sees the
+  // step and raises the offset before B compares its reading with the state.
+  const int64_t before_step = clock.wall;
+  auto mono = [this] { return clock.mono; };
+  auto stale_wall = [&] {
+    clock.wall += 60 * kMinute;
+    EXPECT_EQ(clock.now(state, other).event, ClockEvent::kStepForward);  // backend A
+    return before_step;
+  };
+  const ClockTick b = clock_now(state, local, mono, stale_wall);
+  EXPECT_EQ(b.event, ClockEvent::kNone);
+  EXPECT_EQ(state.steps_back.load(), 0u);
+  EXPECT_EQ(b.unix_ns, clock.wall);  // and B follows the new time
+}
+
 TEST(GeneratorTest, NewMillisecondStartsAtSequenceZero) {
   Generator gen;
   EXPECT_EQ(gen.next(100).value, uint64_t{100} << kSeqBits);
