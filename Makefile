@@ -4,7 +4,7 @@ EXTVERSION = $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" $(EXTENSION).co
 MODULE_big = snowflake
 CORE_OBJS = src/core/clock.o src/core/chacha.o src/core/id128.o src/core/ulid_codec.o
 OBJS = $(CORE_OBJS) src/glue/module.o src/glue/clock_glue.o src/glue/snowflake_fn.o \
-	src/glue/uuidv7_fn.o src/glue/ulid_type.o
+	src/glue/uuidv7_fn.o src/glue/ulid_type.o src/glue/reservation.o src/glue/status.o
 
 DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql
 DATA = $(filter-out $(DATA_built),$(wildcard sql/$(EXTENSION)--*.sql))
@@ -23,7 +23,7 @@ SHLIB_LINK += -lstdc++
 # The server's bitcode rule drops PG_CXXFLAGS; JIT inlining of this module is not needed.
 override with_llvm = no
 
-EXTRA_CLEAN = test/unit/unit_tests tmp_check tmp_check_regress
+EXTRA_CLEAN = test/unit/unit_tests test/fuzz/fuzz_core test/fuzz/corpus tmp_check tmp_check_regress
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
@@ -43,6 +43,18 @@ test/unit/unit_tests: $(UNIT_SRCS) $(wildcard src/core/*.hpp)
 unitcheck: test/unit/unit_tests
 	test/unit/unit_tests
 
+# libFuzzer over the ULID parser and the decoders, with ASan and UBSan (clang). A short run
+# by default; FUZZ_SECONDS=600 for the documented long run.
+FUZZ_SECONDS ?= 30
+test/fuzz/fuzz_core: test/fuzz/fuzz_core.cpp src/core/ulid_codec.cpp $(wildcard src/core/*.hpp)
+	clang++ -std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+		-Isrc/core -o $@ test/fuzz/fuzz_core.cpp src/core/ulid_codec.cpp
+
+fuzzcheck: test/fuzz/fuzz_core
+	rm -rf test/fuzz/corpus && mkdir -p test/fuzz/corpus
+	test/fuzz/fuzz_core -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+		test/fuzz/corpus test/fuzz/seeds
+
 # TAP tests: each starts its own servers (PostgreSQL::Test::Cluster).
 tapcheck:
 	rm -rf tmp_check && mkdir -p tmp_check
@@ -51,4 +63,4 @@ tapcheck:
 		$(PROVE) -I $(top_srcdir)/src/test/perl/ -I . $(PROVE_FLAGS) \
 		$(if $(PROVE_TESTS),$(PROVE_TESTS),t/*.pl)
 
-.PHONY: unitcheck tapcheck
+.PHONY: unitcheck tapcheck fuzzcheck

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds and installs the extension, then runs every test: the
-# core's unit tests, pg_regress (sql/, expected/) and the TAP tests (test/t/). Each suite
-# starts its own throwaway servers as an unprivileged user. Exits non-zero on any failure.
+# core's unit tests, pg_regress (sql/, expected/), the TAP tests (test/t/) and a tiny run of
+# the benchmark (so that it cannot rot). Each suite starts its own throwaway servers as an
+# unprivileged user. Exits non-zero on any failure.
 source "$(dirname "$0")/common.sh"
 
-install_packages
+install_packages libfaketime clang libclang-rt-14-dev python3 python3-psycopg2 gnuplot-nox fonts-dejavu-core
 ensure_server_user
 prepare_work
 build_and_install
@@ -42,8 +43,11 @@ tap() {
 }
 
 suite "unit tests (core, fake clock)" as_user "$WORK/tree/test/unit/unit_tests"
+suite "fuzzing (libFuzzer, ASan, UBSan; 30 s)" \
+  as_user make -C "$WORK/tree" -s PG_CONFIG="$PG_CONFIG" fuzzcheck
 suite "pg_regress" regress
 suite "TAP" tap
+suite "benchmark (tiny run)" "$ROOT/bench/run.sh" --quick --out "$WORK/bench-quick"
 
 echo
 echo "suites: $passed passed, $failed failed"

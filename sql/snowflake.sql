@@ -171,6 +171,22 @@ CREATE OPERATOR >= (
 	RESTRICT = scalargesel, JOIN = scalargejoinsel
 );
 
+-- ulid aggregates
+
+CREATE FUNCTION ulid_smaller(ulid, ulid) RETURNS ulid
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION ulid_larger(ulid, ulid) RETURNS ulid
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE AGGREGATE min(ulid) (
+	SFUNC = ulid_smaller, STYPE = ulid, COMBINEFUNC = ulid_smaller, SORTOP = <, PARALLEL = SAFE
+);
+
+CREATE AGGREGATE max(ulid) (
+	SFUNC = ulid_larger, STYPE = ulid, COMBINEFUNC = ulid_larger, SORTOP = >, PARALLEL = SAFE
+);
+
 -- ulid opclasses
 
 CREATE OPERATOR CLASS ulid_ops DEFAULT FOR TYPE ulid USING btree AS
@@ -198,3 +214,12 @@ CREATE OPERATOR CLASS ulid_minmax_ops DEFAULT FOR TYPE ulid USING brin AS
 	FUNCTION 2 pg_catalog.brin_minmax_add_value(internal, internal, internal, internal),
 	FUNCTION 3 pg_catalog.brin_minmax_consistent(internal, internal, internal),
 	FUNCTION 4 pg_catalog.brin_minmax_union(internal, internal, internal);
+
+-- observability
+
+CREATE FUNCTION snowflake_status(
+	OUT kind text, OUT shard integer, OUT last_ts timestamptz, OUT last_seq bigint,
+	OUT lead_ms bigint, OUT clock_steps_back bigint, OUT clock_steps_forward bigint,
+	OUT lead_waits bigint, OUT reserved_until timestamptz, OUT reservation_writes bigint)
+	RETURNS SETOF record
+	AS 'MODULE_PATHNAME', 'snowflake_status' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;

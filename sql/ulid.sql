@@ -44,6 +44,10 @@ SELECT count(*) AS sort_disagreements FROM (
          row_number() OVER (ORDER BY u::bytea) AS c FROM gen) s
  WHERE a <> b OR a <> c;
 
+-- min and max (using the btree order; parallel-safe)
+SELECT min(u) = (SELECT u FROM gen ORDER BY n LIMIT 1) AS min_is_first,
+       max(u) = (SELECT u FROM gen ORDER BY n DESC LIMIT 1) AS max_is_last FROM gen;
+
 -- operators
 SELECT a = b AS eq, a <> b AS ne, a < b AS lt, a <= b AS le, a > b AS gt, a >= b AS ge,
        ulid_cmp(a, b) AS cmp, ulid_cmp(b, a) AS cmp_rev, ulid_cmp(a, a) AS cmp_same

@@ -52,6 +52,24 @@ struct ClockTick {
   int64_t step_ns;   // its size
 };
 
+// At server start: the IDs' time begins at the wall clock, or at floor_unix_ns (the durable
+// reservation) if that is later, so that no ID repeats one issued before a restart even
+// when the clock was set back meanwhile. Returns how far the floor is ahead of the wall clock
+// (0 if it is not); that gap counts as a backward step, which the caller reports.
+inline int64_t clock_start_at(ClockState &state, int64_t mono_ns, int64_t wall_ns,
+                              int64_t floor_unix_ns) noexcept {
+  const int64_t from_wall = wall_ns - mono_ns;
+  const int64_t from_floor = floor_unix_ns - mono_ns;
+  if (from_floor <= from_wall) {
+    state.offset_ns.store(from_wall);
+    return 0;
+  }
+  state.offset_ns.store(from_floor);
+  state.back_event_ns.store(from_wall);  // the caller reports this one
+  state.steps_back.fetch_add(1, std::memory_order_relaxed);
+  return from_floor - from_wall;
+}
+
 // The state as read before a reading of the clocks, so that a reading is never older than
 // the state it is compared with (a reading taken before another backend moved the state
 // could otherwise report a step that did not happen).

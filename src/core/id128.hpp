@@ -118,14 +118,16 @@ inline void spin_unlock(std::atomic<uint32_t> &lock) noexcept {
 struct UlidNext {
   Step step;
   u128 value;        // kIssued: the new value
-  uint64_t wait_ms;  // kWait: milliseconds until the clock allows more
+  uint64_t wait_ms;  // kWait: milliseconds until the clock allows more; kReserve: the
+                     // millisecond that the reservation must cover
 };
 
 // random80: random bits for a value that starts a new millisecond; when it starts one and
 // have_random is false, nothing is issued and the step is kNeedRandom.
+// wait_ms carries the millisecond to reserve for kReserve.
 inline UlidNext ulid_next(UlidSlot &slot, uint64_t now_ms, bool have_random, u128 random80,
-                          uint64_t max_lead_ms) noexcept {
-  if (now_ms > kMaxUnixMs48) return UlidNext{Step::kExhausted, 0, 0};
+                          const Limits &limits) noexcept {
+  if (now_ms > limits.max_ms) return UlidNext{Step::kExhausted, 0, 0};
   const u128 fresh = (u128{now_ms} << kUlidRandomBits) |
                      (random80 & ((u128{1} << kUlidRandomBits) - 1));
   spin_lock(slot.lock);
@@ -138,13 +140,17 @@ inline UlidNext ulid_next(UlidSlot &slot, uint64_t now_ms, bool have_random, u12
   }
   const u128 cand = new_ms ? fresh : last + 1;
   const uint64_t ms = static_cast<uint64_t>(cand >> kUlidRandomBits);
-  if (ms > kMaxUnixMs48 || cand < last) {
+  if (ms > limits.max_ms || cand < last) {
     spin_unlock(slot.lock);
     return UlidNext{Step::kExhausted, 0, 0};
   }
-  if (ms > now_ms + max_lead_ms) {
+  if (ms > now_ms + limits.max_lead_ms) {
     spin_unlock(slot.lock);
-    return UlidNext{Step::kWait, 0, ms - max_lead_ms - now_ms};
+    return UlidNext{Step::kWait, 0, ms - limits.max_lead_ms - now_ms};
+  }
+  if (ms >= limits.reserved_ms) {
+    spin_unlock(slot.lock);
+    return UlidNext{Step::kReserve, 0, ms};
   }
   slot.hi.store(static_cast<uint64_t>(cand >> 64), std::memory_order_relaxed);
   slot.lo.store(static_cast<uint64_t>(cand), std::memory_order_relaxed);

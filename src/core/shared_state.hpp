@@ -32,13 +32,29 @@ struct alignas(64) Streams128 {
   }
 };
 
+// The durable reservation: every value issued on this server has a time below
+// reserved_unix_ms, which is on disk before any value reaches it.
+struct alignas(64) Reservation {
+  std::atomic<uint64_t> reserved_unix_ms;
+  std::atomic<uint64_t> writes;      // extensions written since start
+  std::atomic<uint64_t> lead_waits;  // waits at snowflake.max_lead, of every kind
+
+  void init() noexcept {
+    reserved_unix_ms.store(0);
+    writes.store(0);
+    lead_waits.store(0);
+  }
+};
+
 struct SharedState {
   ClockState clock;
+  Reservation reservation;
   Streams128 streams;
   ShardSlot shards[kShardCount];
 
   void init() noexcept {
     clock.init();
+    reservation.init();
     streams.init();
     for (ShardSlot &s : shards) s.last.store(0);
   }

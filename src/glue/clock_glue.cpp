@@ -48,7 +48,7 @@ Sources128 backend_sources128() {
     streams.init();
     ready = true;
   }
-  return Sources128{clock, streams};
+  return Sources128{clock, streams, nullptr};
 }
 
 RandomStream random_stream;

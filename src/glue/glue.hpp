@@ -3,6 +3,7 @@
 #pragma once
 
 #include "../core/chacha.hpp"
+#include "../core/generator.hpp"
 #include "../core/shared_state.hpp"
 
 #include <cstdint>
@@ -15,6 +16,7 @@ extern "C" {
 
 #include "fmgr.h"
 #include "miscadmin.h"
+#include "storage/lwlock.h"
 #include "utils/timestamp.h"
 }
 
@@ -24,11 +26,19 @@ namespace snowflake::glue {
 extern int shard_id;       // snowflake.shard_id
 extern int max_lead_ms;    // snowflake.max_lead
 extern int64_t epoch_ms;   // snowflake.epoch, parsed
+extern int reservation_window_ms;  // snowflake.reservation_window
 
 // The shared state, or nullptr when the library was not preloaded.
 extern SharedState *shared;
 
 [[noreturn]] void raise_not_preloaded();
+
+// The durable reservation (reservation.cpp).
+extern LWLock *reservation_lock;
+// At server start (shmem_startup_hook): read the reservation and start the clock above it.
+void load_reservation(SharedState &state);
+// Makes the reservation cover needed_unix_ms, on disk, or raises an ERROR.
+void extend_reservation(uint64_t needed_unix_ms);
 
 // The shared state; raises the "not preloaded" ERROR when it does not exist.
 inline SharedState &require_shared() {
@@ -68,11 +78,33 @@ inline uint64_t clock_now_ms(ClockState &clock) {
 struct Sources128 {
   ClockState &clock;
   Streams128 &streams;
+  Reservation *reservation;  // nullptr without preloading: nothing durable
 };
 Sources128 backend_sources128();
 inline Sources128 sources128() {
-  if (likely(shared != nullptr)) return Sources128{shared->clock, shared->streams};
+  if (likely(shared != nullptr))
+    return Sources128{shared->clock, shared->streams, &shared->reservation};
   return backend_sources128();
+}
+
+// The limits of a stream whose milliseconds count from origin_unix_ms.
+inline Limits stream_limits(const Reservation *r, uint64_t max_ms, uint64_t origin_unix_ms) {
+  uint64_t reserved = UINT64_MAX;
+  if (r != nullptr) {
+    const uint64_t unix_ms = r->reserved_unix_ms.load(std::memory_order_acquire);
+    reserved = unix_ms > origin_unix_ms ? unix_ms - origin_unix_ms : 0;
+  }
+  return Limits{static_cast<uint64_t>(max_lead_ms), max_ms, reserved};
+}
+
+// Sleeps about ms milliseconds, or less; a cancel, statement_timeout or postmaster death ends
+// the wait.
+void wait_for_clock(uint64_t ms);
+
+// A generator waits at snowflake.max_lead: counted for snowflake_status().
+inline void wait_at_lead(Reservation *r, uint64_t ms) {
+  if (r != nullptr) r->lead_waits.fetch_add(1, std::memory_order_relaxed);
+  wait_for_clock(ms);
 }
 
 // Random bits from this backend's ChaCha20 stream, seeded from pg_strong_random in this
@@ -84,10 +116,6 @@ inline uint64_t random_u64() {
   if (unlikely(random_stream_pid != MyProcPid)) seed_random_stream();
   return random_stream.next_u64();
 }
-
-// Sleeps about ms milliseconds, or less; a cancel, statement_timeout or postmaster death ends
-// the wait.
-void wait_for_clock(uint64_t ms);
 
 // Timestamps: milliseconds since the Unix epoch <-> timestamptz.
 constexpr int64_t kUnixToPgEpochMs =

@@ -68,6 +68,7 @@ void request_shmem() {
   if (prev_shmem_request_hook) prev_shmem_request_hook();
 #endif
   RequestAddinShmemSpace(sizeof(SharedState));
+  RequestNamedLWLockTranche("snowflake", 1);
 }
 
 void startup_shmem() {
@@ -80,8 +81,10 @@ void startup_shmem() {
     Assert(reinterpret_cast<uintptr_t>(mem) % alignof(SharedState) == 0);
     SharedState *state = new (mem) SharedState;
     state->init();
+    load_reservation(*state);
   }
   shared = static_cast<SharedState *>(mem);
+  reservation_lock = &GetNamedLWLockTranche("snowflake")->lock;
   LWLockRelease(AddinShmemInitLock);
 }
 
@@ -105,6 +108,13 @@ void define_settings() {
       // later, the library can only decode, and reads the epoch at load and reload.
       process_shared_preload_libraries_in_progress ? PGC_POSTMASTER : PGC_SIGHUP, 0,
       check_epoch, assign_epoch, nullptr);
+  DefineCustomIntVariable(
+      "snowflake.reservation_window",
+      "How far ahead each durable reservation of ID time reaches.",
+      "IDs of every kind stay below a time recorded in the data directory, written and "
+      "fsynced before any ID reaches it; one write per window.",
+      &reservation_window_ms, 1000, 10, 3600000, PGC_SIGHUP, GUC_UNIT_MS, nullptr, nullptr,
+      nullptr);
   MarkGUCPrefixReserved("snowflake");
 }
 

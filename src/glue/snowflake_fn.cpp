@@ -1,7 +1,6 @@
 // SQL functions of the snowflake ID kind: generate, decode, and time-to-ID bounds.
 #include "glue.hpp"
 
-#include "../core/generator.hpp"
 
 extern "C" {
 #include "access/htup_details.h"
@@ -23,12 +22,17 @@ int64 issue(uint32_t shard) {
   SharedState &state = require_shared();
   std::atomic<uint64_t> &slot = state.shards[shard].last;
   for (;;) {
-    const NextResult r = next_state<kSeqBits>(slot, clock_now_ms(state.clock),
-                                              static_cast<uint64_t>(max_lead_ms), kMaxTimeMs);
+    const Limits limits =
+        stream_limits(&state.reservation, kMaxTimeMs, static_cast<uint64_t>(epoch_ms));
+    const NextResult r = next_state<kSeqBits>(slot, clock_now_ms(state.clock), limits);
     if (likely(r.step == Step::kIssued))
       return static_cast<int64>(pack(r.value >> kSeqBits, shard, r.value & kMaxSeq));
-    if (r.step == Step::kExhausted) raise_exhausted("snowflake");
-    wait_for_clock(r.value);
+    if (r.step == Step::kReserve)
+      extend_reservation(r.value + static_cast<uint64_t>(epoch_ms));
+    else if (r.step == Step::kWait)
+      wait_at_lead(&state.reservation, r.value);
+    else
+      raise_exhausted("snowflake");
   }
 }
 

@@ -109,6 +109,14 @@ SNOWFLAKE_FUNCTION(ulid_le) { return BoolGetDatum(cmp(fcinfo) <= 0); }
 SNOWFLAKE_FUNCTION(ulid_gt) { return BoolGetDatum(cmp(fcinfo) > 0); }
 SNOWFLAKE_FUNCTION(ulid_ge) { return BoolGetDatum(cmp(fcinfo) >= 0); }
 
+SNOWFLAKE_FUNCTION(ulid_smaller) {
+  return PG_GETARG_DATUM(cmp(fcinfo) <= 0 ? 0 : 1);
+}
+
+SNOWFLAKE_FUNCTION(ulid_larger) {
+  return PG_GETARG_DATUM(cmp(fcinfo) >= 0 ? 0 : 1);
+}
+
 SNOWFLAKE_FUNCTION(ulid_sortsupport) {
   SortSupport ssup = reinterpret_cast<SortSupport>(PG_GETARG_POINTER(0));
   ssup->comparator = fast_cmp;
@@ -163,7 +171,7 @@ SNOWFLAKE_FUNCTION(ulid_generate) {
       have_random = true;
     }
     const UlidNext r = ulid_next(src.streams.ulid, now_ms, have_random, random,
-                                 static_cast<uint64_t>(max_lead_ms));
+                                 stream_limits(src.reservation, kMaxUnixMs48, 0));
     if (likely(r.step == Step::kIssued)) {
       uint8_t bytes[16];
       store_be128(bytes, r.value);
@@ -174,8 +182,12 @@ SNOWFLAKE_FUNCTION(ulid_generate) {
       have_random = true;
       continue;
     }
-    if (r.step == Step::kExhausted) raise_exhausted("ulid");
-    wait_for_clock(r.wait_ms);
+    if (r.step == Step::kReserve)
+      extend_reservation(r.wait_ms);
+    else if (r.step == Step::kWait)
+      wait_at_lead(src.reservation, r.wait_ms);
+    else
+      raise_exhausted("ulid");
   }
 }
 

@@ -1,7 +1,6 @@
 // SQL functions of the UUIDv7 kind, on PostgreSQL's own uuid type.
 #include "glue.hpp"
 
-#include "../core/generator.hpp"
 #include "../core/id128.hpp"
 
 extern "C" {
@@ -25,17 +24,21 @@ SNOWFLAKE_FUNCTION(snowflake_uuidv7) {
   const Sources128 src = sources128();
   const uint64_t rand_b = random_u64();
   for (;;) {
-    const NextResult r = next_state<kUuidCounterBits>(
-        src.streams.uuid.last, clock_now_unix_ms(src.clock), static_cast<uint64_t>(max_lead_ms),
-        kMaxUnixMs48);
+    const NextResult r =
+        next_state<kUuidCounterBits>(src.streams.uuid.last, clock_now_unix_ms(src.clock),
+                                     stream_limits(src.reservation, kMaxUnixMs48, 0));
     if (likely(r.step == Step::kIssued)) {
       uint8_t bytes[16];
       uuidv7_compose(bytes, r.value >> kUuidCounterBits,
                      static_cast<uint32_t>(r.value & ((1u << kUuidCounterBits) - 1)), rand_b);
       return uuid_datum(bytes);
     }
-    if (r.step == Step::kExhausted) raise_exhausted("uuidv7");
-    wait_for_clock(r.value);
+    if (r.step == Step::kReserve)
+      extend_reservation(r.value);
+    else if (r.step == Step::kWait)
+      wait_at_lead(src.reservation, r.value);
+    else
+      raise_exhausted("uuidv7");
   }
 }
 

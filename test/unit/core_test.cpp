@@ -43,8 +43,9 @@ struct ClockTest : ::testing::Test {
 struct Generator {
   std::atomic<uint64_t> last{0};
   uint64_t lead_ms = 1000;
+  uint64_t reserved_ms = UINT64_MAX;
   NextResult next(uint64_t now_ms) {
-    return next_state<kSeqBits>(last, now_ms, lead_ms, kMaxTimeMs);
+    return next_state<kSeqBits>(last, now_ms, Limits{lead_ms, kMaxTimeMs, reserved_ms});
   }
 };
 
@@ -258,6 +259,37 @@ TEST(GeneratorTest, ZeroLeadWaitsForEveryNewMillisecond) {
   EXPECT_EQ(gen.next(7).step, Step::kWait);
 }
 
+TEST(GeneratorTest, NothingIsIssuedAtOrPastTheReservation) {
+  Generator gen;
+  gen.reserved_ms = 102;
+  EXPECT_EQ(gen.next(100).step, Step::kIssued);
+  const NextResult r = gen.next(102);
+  EXPECT_EQ(r.step, Step::kReserve);
+  EXPECT_EQ(r.value, 102u);
+  EXPECT_EQ(gen.last.load() >> kSeqBits, 100u);  // nothing consumed
+  gen.reserved_ms = 1102;                         // extended
+  EXPECT_EQ(gen.next(102).value, uint64_t{102} << kSeqBits);
+}
+
+TEST_F(ClockTest, RestartStartsAtTheReservationWhenTheClockIsBehindIt) {
+  // The clock was set back 10 minutes across a restart; the reservation is where IDs were.
+  const int64_t reserved = kWallStart + 10 * kMinute;
+  EXPECT_EQ(clock_start_at(state, clock.mono, clock.wall, reserved), 10 * kMinute);
+  const ClockTick first = clock.now(state, local);
+  EXPECT_EQ(first.unix_ns, reserved);
+  EXPECT_EQ(first.event, ClockEvent::kNone);  // the caller of clock_start_at reports it
+  clock.advance(5 * kMs);
+  const ClockTick t = clock.now(state, local);
+  EXPECT_EQ(t.unix_ns, reserved + 5 * kMs);  // real-time rate from the reservation
+  EXPECT_EQ(t.event, ClockEvent::kNone);
+  EXPECT_EQ(state.steps_back.load(), 1u);
+  // A reservation in the past changes nothing.
+  ClockState fresh;
+  fresh.init();
+  EXPECT_EQ(clock_start_at(fresh, clock.mono, clock.wall, kWallStart), 0);
+  EXPECT_EQ(fresh.offset_ns.load(), clock.wall - clock.mono);
+}
+
 TEST(GeneratorTest, EpochEdges) {
   Generator gen;
   // At the epoch itself IDs are issued (millisecond 0).
@@ -286,7 +318,7 @@ TEST(GeneratorTest, ThreadsSharingOneSlotNeverCollide) {
       uint64_t now = 1000;
       got[t].reserve(kPerThread);
       while (got[t].size() < kPerThread) {
-        const NextResult r = next_state<kSeqBits>(slot, now, 10, kMaxTimeMs);
+        const NextResult r = next_state<kSeqBits>(slot, now, Limits{10, kMaxTimeMs, UINT64_MAX});
         if (r.step == Step::kIssued) got[t].push_back(r.value);
         else now += r.value;  // the fake clock catches up
       }

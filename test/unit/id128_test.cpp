@@ -25,6 +25,8 @@ UlidParse decode(const std::string &s, uint8_t out[16]) {
   return ulid_decode(s.data(), s.size(), out);
 }
 
+Limits lim(uint64_t lead) { return Limits{lead, kMaxUnixMs48, UINT64_MAX}; }
+
 }  // namespace
 
 TEST(UlidCodec, SpecExampleDecodesToItsMillisecond) {
@@ -122,30 +124,30 @@ TEST(Uuidv7, Rfc9562Bits) {
 TEST(UlidGenerator, SameMillisecondIsPreviousPlusOne) {
   UlidSlot slot;
   slot.init();
-  const UlidNext a = ulid_next(slot, 1000, true, 12345, 1000);
+  const UlidNext a = ulid_next(slot, 1000, true, 12345, lim(1000));
   ASSERT_EQ(a.step, Step::kIssued);
   EXPECT_EQ(a.value, (u128{1000} << 80) | 12345);
-  const UlidNext b = ulid_next(slot, 1000, true, 999999, 1000);
+  const UlidNext b = ulid_next(slot, 1000, true, 999999, lim(1000));
   EXPECT_EQ(b.value, a.value + 1);
-  const UlidNext c = ulid_next(slot, 1001, true, 7, 1000);
+  const UlidNext c = ulid_next(slot, 1001, true, 7, lim(1000));
   EXPECT_EQ(c.value, (u128{1001} << 80) | 7);
   // The clock going back changes nothing: still previous plus one.
-  EXPECT_EQ(ulid_next(slot, 990, true, 5, 1000).value, c.value + 1);
+  EXPECT_EQ(ulid_next(slot, 990, true, 5, lim(1000)).value, c.value + 1);
 }
 
 TEST(UlidGenerator, OverflowTakesTheNextMillisecond) {
   UlidSlot slot;
   slot.init();
   const u128 all_ones = (u128{1} << 80) - 1;
-  EXPECT_EQ(ulid_next(slot, 1000, true, all_ones, 1000).value, (u128{1000} << 80) | all_ones);
-  const UlidNext next = ulid_next(slot, 1000, true, 3, 1000);
+  EXPECT_EQ(ulid_next(slot, 1000, true, all_ones, lim(1000)).value, (u128{1000} << 80) | all_ones);
+  const UlidNext next = ulid_next(slot, 1000, true, 3, lim(1000));
   ASSERT_EQ(next.step, Step::kIssued);
   EXPECT_EQ(next.value, u128{1001} << 80);
   // With no lead allowed, the same overflow waits for the clock instead.
   UlidSlot strict;
   strict.init();
-  ulid_next(strict, 1000, true, all_ones, 0);
-  const UlidNext wait = ulid_next(strict, 1000, true, 3, 0);
+  ulid_next(strict, 1000, true, all_ones, lim(0));
+  const UlidNext wait = ulid_next(strict, 1000, true, 3, lim(0));
   EXPECT_EQ(wait.step, Step::kWait);
   EXPECT_EQ(wait.wait_ms, 1u);
 }
@@ -154,22 +156,32 @@ TEST(UlidGenerator, AsksForRandomBitsOnlyForANewMillisecond) {
   UlidSlot slot;
   slot.init();
   EXPECT_TRUE(slot.likely_new_ms(1000));
-  EXPECT_EQ(ulid_next(slot, 1000, false, 0, 1000).step, Step::kNeedRandom);
+  EXPECT_EQ(ulid_next(slot, 1000, false, 0, lim(1000)).step, Step::kNeedRandom);
   EXPECT_EQ(slot.hi.load(), 0u);  // nothing issued
-  const UlidNext a = ulid_next(slot, 1000, true, 77, 1000);
+  const UlidNext a = ulid_next(slot, 1000, true, 77, lim(1000));
   EXPECT_FALSE(slot.likely_new_ms(1000));
-  const UlidNext b = ulid_next(slot, 1000, false, 0, 1000);
+  const UlidNext b = ulid_next(slot, 1000, false, 0, lim(1000));
   ASSERT_EQ(b.step, Step::kIssued);
   EXPECT_EQ(b.value, a.value + 1);
   EXPECT_TRUE(slot.likely_new_ms(1001));
+}
+
+TEST(UlidGenerator, NothingIsIssuedAtTheReservation) {
+  UlidSlot slot;
+  slot.init();
+  const UlidNext r = ulid_next(slot, 1000, true, 1, Limits{10, kMaxUnixMs48, 1000});
+  EXPECT_EQ(r.step, Step::kReserve);
+  EXPECT_EQ(r.wait_ms, 1000u);
+  EXPECT_EQ(slot.hi.load(), 0u);
+  EXPECT_EQ(ulid_next(slot, 1000, true, 1, Limits{10, kMaxUnixMs48, 1001}).step, Step::kIssued);
 }
 
 TEST(UlidGenerator, EndOfTheRange) {
   UlidSlot slot;
   slot.init();
   const u128 all_ones = (u128{1} << 80) - 1;
-  EXPECT_EQ(ulid_next(slot, kMaxUnixMs48, true, all_ones, 10).step, Step::kIssued);
-  EXPECT_EQ(ulid_next(slot, kMaxUnixMs48, true, 0, 10).step, Step::kExhausted);
+  EXPECT_EQ(ulid_next(slot, kMaxUnixMs48, true, all_ones, lim(10)).step, Step::kIssued);
+  EXPECT_EQ(ulid_next(slot, kMaxUnixMs48, true, 0, lim(10)).step, Step::kExhausted);
 }
 
 TEST(UlidGenerator, ThreadsNeverCollideAndEachSeesIncreasingValues) {
@@ -181,7 +193,7 @@ TEST(UlidGenerator, ThreadsNeverCollideAndEachSeesIncreasingValues) {
   for (int t = 0; t < kThreads; ++t)
     threads.emplace_back([&, t] {
       for (int i = 0; i < kPer; ++i)
-        got[t].push_back(ulid_next(slot, 5000 + i / 1000, true, u128(i) * 7919, 1000).value);
+        got[t].push_back(ulid_next(slot, 5000 + i / 1000, true, u128(i) * 7919, lim(1000)).value);
     });
   for (auto &th : threads) th.join();
   std::set<u128> all;

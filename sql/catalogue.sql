@@ -1,0 +1,78 @@
+-- A catalogue of bad and edge inputs for every function, with the SQLSTATE of each, and what
+-- an ordinary user may and may not do.
+SET timezone = 'UTC';
+CREATE FUNCTION pg_temp.outcome(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE r text;
+BEGIN
+  EXECUTE q INTO r;
+  RETURN 'ok: ' || coalesce(r, 'NULL');
+EXCEPTION WHEN OTHERS THEN
+  RETURN SQLSTATE || ': ' || SQLERRM;
+END $$;
+
+SELECT call, pg_temp.outcome('SELECT (' || call || ')::text') AS outcome FROM (VALUES
+  ('snowflake(NULL)'),
+  ('snowflake(-1)'),
+  ('snowflake(8192)'),
+  ('snowflake_shard(snowflake(8191))'),
+  ('snowflake_decode(NULL)'),
+  ('snowflake_decode(-1)'),
+  ('snowflake_decode(0)'),
+  ('snowflake_decode(9223372036854775807)'),
+  ('snowflake_timestamp(-9223372036854775808)'),
+  ('snowflake_shard(NULL)'),
+  ('snowflake_seq(-1)'),
+  ('snowflake_at(NULL)'),
+  ('snowflake_at(''2019-12-31 23:59:59.999+00'')'),
+  ('snowflake_at(''2054-11-03 19:53:47.775+00'')'),
+  ('snowflake_at(''2054-11-03 19:53:47.776+00'')'),
+  ('snowflake_at(''infinity'')'),
+  ('uuidv7(NULL::timestamptz)'),
+  ('uuid_version(uuidv7(''1970-01-01 00:00:00+00''))'),
+  ('uuidv7(''1969-12-31 23:59:59.999+00'')'),
+  ('uuidv7(''10889-08-02 05:31:50.656+00'')'),
+  ('uuidv7_at(''-infinity'')'),
+  ('uuidv7_at(''10889-08-02 05:31:50.655+00'')'),
+  ('uuidv7_timestamp(NULL)'),
+  ('uuidv7_timestamp(''00000000-0000-0000-0000-000000000000'')'),
+  ('uuidv7_timestamp(''ffffffff-ffff-7fff-bfff-ffffffffffff'')'),
+  ('uuidv7_timestamp(''ffffffff-ffff-7fff-ffff-ffffffffffff'')'),
+  ('uuidv7_timestamp(gen_random_uuid())'),
+  ('uuid_version(''ffffffff-ffff-ffff-ffff-ffffffffffff'')'),
+  ('uuid_version(''00000000-0000-1000-8000-000000000000'')'),
+  ('ulid(NULL::timestamptz)'),
+  ('ulid(timestamptz ''infinity'')'),
+  ('ulid(timestamptz ''1969-12-31 23:59:59+00'')'),
+  ('ulid_at(''10889-08-02 05:31:50.656+00'')'),
+  ('ulid_at(''1970-01-01 00:00:00+00'')'),
+  ('ulid_timestamp(''7ZZZZZZZZZZZZZZZZZZZZZZZZZ'')'),
+  ('ulid_timestamp(''00000000000000000000000000'')'),
+  ('''''::ulid'),
+  ('''   01ARZ3NDEKTSV4RRFFQ69G5FAV''::ulid'),
+  ('''01ARZ3NDEKTSV4RRFFQ69G5FAV ''::ulid'),
+  ('''01ARZ3NDEKTSV4RRFFQ69G5FA!''::ulid'),
+  ('''8ZZZZZZZZZZZZZZZZZZZZZZZZZ''::ulid'),
+  ('''01ARZ3NDEKTSV4RRFFQ69G5FAVA''::ulid'),
+  ('''\x''::bytea::ulid'),
+  ('''\x000102030405060708090a0b0c0d0e0f10''::bytea::ulid'),
+  ('''\x000102030405060708090a0b0c0d0e0f''::bytea::ulid'),
+  ('NULL::ulid::uuid'),
+  ('''ffffffff-ffff-ffff-ffff-ffffffffffff''::uuid::ulid')
+) AS c(call);
+
+-- no function runs with its owner's rights
+SELECT count(*) AS functions, count(*) FILTER (WHERE p.prosecdef) AS security_definer
+  FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.deptype = 'e'
+  JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'snowflake';
+
+-- an ordinary user generates and decodes every kind, reads the status, and changes no setting
+CREATE ROLE snowflake_catalogue_user;
+SET ROLE snowflake_catalogue_user;
+SELECT snowflake_shard(snowflake()) AS shard, uuid_version(uuidv7()) AS v7,
+       ulid_timestamp(ulid()) <= clock_timestamp() + interval '1 second' AS ulid_ok,
+       (SELECT count(*) > 0 FROM snowflake_status()) AS status;
+SELECT name, pg_temp.outcome(format('SELECT set_config(%L, %L, false)', name, value)) AS outcome
+  FROM (VALUES ('snowflake.shard_id', '1'), ('snowflake.epoch', '0'),
+               ('snowflake.max_lead', '0'), ('snowflake.reservation_window', '10')) AS s(name, value);
+RESET ROLE;
+DROP ROLE snowflake_catalogue_user;

@@ -1,0 +1,173 @@
+# The durable reservation: after a clean restart, an immediate stop, a SIGKILL of the
+# postmaster, and a start with the system clock set back 10 minutes, every new ID of every
+# kind is greater than every ID issued before. A reservation that cannot be written is an
+# ERROR, and no ID is issued. A clock stepped back and forward in a running server (libfaketime
+# with a changing offset) neither repeats nor reorders IDs, and warns once per step.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $faketime = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
+
+my $node = PostgreSQL::Test::Cluster->new('durable');
+$node->init;
+$node->append_conf('postgresql.conf', qq{
+shared_preload_libraries = 'snowflake'
+snowflake.shard_id = 3
+});
+$node->start;
+$node->safe_psql('postgres', q{
+CREATE EXTENSION snowflake;
+CREATE TABLE ids (sf bigint, v7 uuid, ul ulid);
+CREATE TABLE maxima (era serial, sf3 bigint, sf9 bigint, v7 uuid, ul ulid);
+});
+
+# Issues IDs of every kind into ids; shard 9 runs ahead of the clock: 3,000,000 IDs of one
+# shard need about 3 s of sequence space, and are made in well under that (only their
+# maximum is kept).
+sub issue
+{
+	$node->safe_psql('postgres', q{
+SET snowflake.max_lead = '10s';
+INSERT INTO ids SELECT snowflake(), uuidv7(), ulid() FROM generate_series(1, 1000);
+INSERT INTO ids (sf) SELECT max(s) FROM (SELECT snowflake(9) AS s FROM generate_series(1, 3000000)) x;
+INSERT INTO ids SELECT snowflake(), uuidv7(), ulid() FROM generate_series(1, 1000);
+});
+}
+
+# Every ID just issued is above every ID issued before, per kind and shard; then the
+# maxima are kept and the IDs dropped.
+sub check_above
+{
+	my ($what) = @_;
+	is( $node->safe_psql(
+			'postgres', q{
+SELECT coalesce((SELECT min(sf) FROM ids WHERE snowflake_shard(sf) = 3) > (SELECT max(sf3) FROM maxima), true),
+       coalesce((SELECT min(sf) FROM ids WHERE snowflake_shard(sf) = 9) > (SELECT max(sf9) FROM maxima), true),
+       coalesce((SELECT v7 FROM ids WHERE v7 IS NOT NULL ORDER BY v7 LIMIT 1)
+                > (SELECT v7 FROM maxima WHERE v7 IS NOT NULL ORDER BY v7 DESC LIMIT 1), true),
+       coalesce((SELECT min(ul) FROM ids) > (SELECT max(ul) FROM maxima), true),
+       (SELECT count(sf) - count(DISTINCT sf) FROM ids),
+       (SELECT count(*) FROM maxima)}) =~ s/\|\d+$//r,
+		't|t|t|t|0',
+		"$what: every new ID of every kind is above every earlier one");
+	$node->safe_psql('postgres', q{
+INSERT INTO maxima (sf3, sf9, v7, ul) SELECT max(sf) FILTER (WHERE snowflake_shard(sf) = 3),
+       max(sf) FILTER (WHERE snowflake_shard(sf) = 9),
+       (SELECT v7 FROM ids WHERE v7 IS NOT NULL ORDER BY v7 DESC LIMIT 1), max(ul) FROM ids;
+TRUNCATE ids;
+});
+}
+
+issue();
+like(
+	$node->safe_psql('postgres',
+		q{SELECT lead_ms > 200 FROM snowflake_status() WHERE shard = 9}),
+	qr/^t$/, 'shard 9 runs ahead of the clock');
+is( $node->safe_psql(
+		'postgres',
+		q{SELECT bool_and(reserved_until > last_ts) AND min(reservation_writes) > 0 FROM snowflake_status()}),
+	't',
+	'the reservation is above every stream and was written');
+
+check_above('first run');
+
+$node->restart;
+issue();
+check_above('clean restart');
+
+$node->stop('immediate');
+$node->start;
+issue();
+check_above('immediate stop (crash)');
+
+my $postmaster = $node->{_pid};
+$node->kill9;
+# The killed postmaster's children notice and exit. Where nothing reaps the postmaster (a
+# container whose first process does not), its zombie keeps the lock file looking alive:
+# then the file is stale, and goes.
+for (my $i = 0; $i < 300; $i++)
+{
+	last unless `pgrep -f 'postgres: [d]urable: '`;
+	select(undef, undef, undef, 0.1);
+}
+my $state = -e "/proc/$postmaster/stat" ? (split / /, slurp_file("/proc/$postmaster/stat"))[2] : 'gone';
+unlink($node->data_dir . '/postmaster.pid') if $state eq 'Z';
+$node->start;
+issue();
+check_above('SIGKILL of the postmaster');
+
+SKIP:
+{
+	skip 'libfaketime is not installed', 4 unless -f $faketime;
+
+	# Start with the system clock 10 minutes behind.
+	$node->stop;
+	{
+		local $ENV{LD_PRELOAD} = $faketime;
+		local $ENV{FAKETIME} = '-10m';
+		local $ENV{DONT_FAKE_MONOTONIC} = '1';
+		$node->start;
+	}
+	my $log_offset = -s $node->logfile;
+	issue();
+	check_above('start with the clock 10 minutes back');
+	is( $node->safe_psql(
+			'postgres',
+			q{SELECT extract(epoch FROM snowflake_timestamp(sf3) - lag(snowflake_timestamp(sf3)) OVER (ORDER BY era)) BETWEEN 0 AND 60
+			    FROM maxima ORDER BY era DESC LIMIT 1}),
+		't',
+		'and IDs continue from where they were, not 10 minutes back');
+	like(
+		slurp_file($node->logfile),
+		qr/WARNING:  system clock is 6\d\d\.\d+ s behind the snowflake reservation/,
+		'a WARNING says the clock is behind the reservation');
+
+	# Steps in a running server: the offset comes from a file that libfaketime rereads.
+	$node->stop;
+	my $offset_file = $node->basedir . '/faketime';
+	append_to_file($offset_file, '+0');
+	{
+		local $ENV{LD_PRELOAD} = $faketime;
+		local $ENV{FAKETIME_TIMESTAMP_FILE} = $offset_file;
+		local $ENV{FAKETIME_CACHE_DURATION} = '1';
+		local $ENV{DONT_FAKE_MONOTONIC} = '1';
+		$node->start;
+	}
+	$log_offset = -s $node->logfile;
+	my @steps = ('-10', '-10m', '+1h', '+0');
+	foreach my $step (@steps)
+	{
+		open my $fh, '>', $offset_file or die;
+		print $fh $step;
+		close $fh;
+		sleep 2;    # libfaketime rereads the file after a second
+		issue();
+		check_above("running server, clock offset $step");
+	}
+	my $log = substr(slurp_file($node->logfile), $log_offset);
+	my $back = () = $log =~ /WARNING:  system clock stepped back/g;
+	my $forward = () = $log =~ /WARNING:  system clock stepped forward/g;
+	# -10 s, -10 min: two steps back; +1 h: forward; back to +0: back again.
+	is("$back|$forward", '3|1', 'one WARNING per step event, not per ID');
+	$node->stop;
+	$node->start;
+}
+
+# A reservation that cannot be written: ERROR, and no ID.
+$node->stop;
+mkdir($node->data_dir . '/snowflake.reservation.tmp') or die;
+$node->start;
+my $before = $node->safe_psql('postgres', 'SELECT count(*) FROM ids');  # 0
+my ($ret, $stdout, $stderr) =
+  $node->psql('postgres', 'INSERT INTO ids (sf) SELECT snowflake() FROM generate_series(1, 10)');
+isnt($ret, 0, 'no reservation on disk: generating fails');
+like($stderr, qr/could not write the snowflake reservation file/, 'with a clear ERROR');
+is($node->safe_psql('postgres', 'SELECT count(*) FROM ids'), $before, 'and nothing was written');
+rmdir($node->data_dir . '/snowflake.reservation.tmp') or die;
+like($node->safe_psql('postgres', 'SELECT snowflake()'), qr/^\d+$/, 'once it can be written, IDs flow again');
+
+$node->stop;
+done_testing();

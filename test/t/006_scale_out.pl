@@ -1,0 +1,92 @@
+# Scaling out: three servers with shard ids 1, 2 and 3 generate IDs concurrently into tables
+# published with PostgreSQL's logical replication; a fourth server subscribes to all three.
+# Zero primary-key conflicts, and every row's decoded shard is its origin's.
+use strict;
+use warnings;
+use IPC::Run;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my @publishers;
+foreach my $shard (1 .. 3)
+{
+	my $node = PostgreSQL::Test::Cluster->new("shard$shard");
+	$node->init(allows_streaming => 'logical');
+	$node->append_conf('postgresql.conf', qq{
+shared_preload_libraries = 'snowflake'
+snowflake.shard_id = $shard
+});
+	$node->start;
+	$node->safe_psql('postgres', qq{
+CREATE EXTENSION snowflake;
+CREATE TABLE events (id bigint PRIMARY KEY DEFAULT snowflake(), origin int NOT NULL);
+CREATE PUBLICATION events_pub FOR TABLE events;
+});
+	push @publishers, $node;
+}
+
+my $hub = PostgreSQL::Test::Cluster->new('hub');
+$hub->init;
+$hub->start;
+$hub->safe_psql('postgres', q{
+CREATE EXTENSION snowflake;
+CREATE TABLE events (id bigint PRIMARY KEY, origin int NOT NULL);
+});
+foreach my $i (0 .. 2)
+{
+	my $shard = $i + 1;
+	my $connstr =
+	  'host=' . $publishers[$i]->host . ' port=' . $publishers[$i]->port . ' dbname=postgres';
+	$hub->safe_psql('postgres',
+		"CREATE SUBSCRIPTION sub$shard CONNECTION '$connstr' PUBLICATION events_pub");
+}
+$_->wait_for_catchup("sub" . ($_->name =~ s/shard//r)) foreach @publishers;
+
+# All three generate at once: 4 pgbench clients each, 100 rows a transaction, 5 seconds.
+my $script = $publishers[0]->basedir . '/insert.sql';
+append_to_file($script, "INSERT INTO events (origin) SELECT current_setting('snowflake.shard_id')::int FROM generate_series(1, 100);\n");
+my @runs;
+foreach my $node (@publishers)
+{
+	my ($out, $err) = ('', '');
+	push @runs,
+	  [
+		IPC::Run::start(
+			[
+				'pgbench', '--no-vacuum', '-c', '4', '-j', '2', '-T', '5', '-f', $script,
+				'-h', $node->host, '-p', $node->port, 'postgres'
+			],
+			'>', \$out, '2>', \$err),
+		\$out, \$err
+	  ];
+}
+foreach my $run (@runs)
+{
+	$run->[0]->finish;
+	like(${ $run->[1] }, qr/number of transactions actually processed: \d+/, 'pgbench ran');
+}
+
+my $total = 0;
+foreach my $node (@publishers)
+{
+	$total += $node->safe_psql('postgres', 'SELECT count(*) FROM events');
+	$node->wait_for_catchup("sub" . ($node->name =~ s/shard//r));
+}
+ok($total > 3000, "the three servers wrote $total rows");
+
+is($hub->safe_psql('postgres', 'SELECT count(*), count(DISTINCT id) FROM events'),
+	"$total|$total", 'the subscriber has every row, with no duplicate key');
+is( $hub->safe_psql(
+		'postgres',
+		'SELECT count(*) FROM events WHERE snowflake_shard(id) <> origin'),
+	'0',
+	"every row's decoded shard is its origin's");
+is( $hub->safe_psql(
+		'postgres',
+		'SELECT coalesce(sum(apply_error_count + sync_error_count), 0) FROM pg_stat_subscription_stats'),
+	'0',
+	'no replication conflict');
+
+$_->stop foreach @publishers, $hub;
+done_testing();
