@@ -37,27 +37,10 @@ CAP_PER_SHARD = 1024 * 1000  # snowflake IDs per second per shard
 SETUP = """
 DROP EXTENSION IF EXISTS snowflake CASCADE;  -- a throwaway server: start from the built version
 CREATE EXTENSION snowflake;
-CREATE EXTENSION IF NOT EXISTS pgcrypto;
 DROP SEQUENCE IF EXISTS bench_seq;
 CREATE SEQUENCE bench_seq;
-DROP SEQUENCE IF EXISTS insta_seq;
-CREATE SEQUENCE insta_seq;
--- Instagram's published PL/pgSQL next_id()
-CREATE OR REPLACE FUNCTION insta_next_id(OUT result bigint) AS $$
-DECLARE
-    our_epoch bigint := 1314220021721;
-    seq_id bigint;
-    now_millis bigint;
-    shard_id int := 5;
-BEGIN
-    SELECT nextval('insta_seq') % 1024 INTO seq_id;
-    SELECT FLOOR(EXTRACT(EPOCH FROM clock_timestamp()) * 1000) INTO now_millis;
-    result := (now_millis - our_epoch) << 23;
-    result := result | (shard_id << 10);
-    result := result | (seq_id);
-END;
-$$ LANGUAGE PLPGSQL;
 """
+
 
 # name, expression, note, share of --rows
 GENERATORS = [
@@ -334,6 +317,9 @@ def main():
     conn.autocommit = True
     cur = conn.cursor()
     cur.execute(SETUP)
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "test",
+                           "instagram_next_id.sql")) as f:
+        cur.execute(f.read())
     cur.execute("SHOW server_version")
     version = cur.fetchone()[0]
     started = time.time()

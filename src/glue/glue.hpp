@@ -32,6 +32,7 @@ extern int reservation_window_ms;  // snowflake.reservation_window
 extern SharedState *shared;
 
 [[noreturn]] void raise_not_preloaded();
+[[noreturn]] void raise_exhausted(const char *kind);
 
 // The durable reservation (reservation.cpp).
 extern LWLock *reservation_lock;
@@ -101,10 +102,19 @@ inline Limits stream_limits(const Reservation *r, uint64_t max_ms, uint64_t orig
 // the wait.
 void wait_for_clock(uint64_t ms);
 
-// A generator waits at snowflake.max_lead: counted for snowflake_status().
-inline void wait_at_lead(Reservation *r, uint64_t ms) {
-  if (r != nullptr) r->lead_waits.fetch_add(1, std::memory_order_relaxed);
-  wait_for_clock(ms);
+// What a generator does when its step issued nothing, before it tries again: extend the
+// reservation to cover value (kReserve, in Unix ms), wait value ms for the clock at
+// snowflake.max_lead (kWait, counted for snowflake_status()), or raise the ERROR that the
+// kind's range is used up (kExhausted).
+inline void settle(Step step, uint64_t value, Reservation *r, const char *kind) {
+  if (step == Step::kReserve) {
+    extend_reservation(value);
+  } else if (step == Step::kWait) {
+    if (r != nullptr) r->lead_waits.fetch_add(1, std::memory_order_relaxed);
+    wait_for_clock(value);
+  } else {
+    raise_exhausted(kind);
+  }
 }
 
 // Random bits from this backend's ChaCha20 stream, seeded from pg_strong_random in this
@@ -130,8 +140,6 @@ int64_t timestamptz_to_unix_ms(TimestampTz ts);
 
 // The same, checked to fit 48 bits (UUIDv7 and ULID): 1970 to the year 10889.
 uint64_t timestamptz_to_unix_ms48(TimestampTz ts);
-
-[[noreturn]] void raise_exhausted(const char *kind);
 
 [[noreturn]] void raise_cxx_exception(const char *function, const char *what);
 

@@ -27,12 +27,8 @@ int64 issue(uint32_t shard) {
     const NextResult r = next_state<kSeqBits>(slot, clock_now_ms(state.clock), limits);
     if (likely(r.step == Step::kIssued))
       return static_cast<int64>(pack(r.value >> kSeqBits, shard, r.value & kMaxSeq));
-    if (r.step == Step::kReserve)
-      extend_reservation(r.value + static_cast<uint64_t>(epoch_ms));
-    else if (r.step == Step::kWait)
-      wait_at_lead(&state.reservation, r.value);
-    else
-      raise_exhausted("snowflake");
+    settle(r.step, r.step == Step::kReserve ? r.value + static_cast<uint64_t>(epoch_ms) : r.value,
+           &state.reservation, "snowflake");
   }
 }
 

@@ -182,12 +182,7 @@ SNOWFLAKE_FUNCTION(ulid_generate) {
       have_random = true;
       continue;
     }
-    if (r.step == Step::kReserve)
-      extend_reservation(r.wait_ms);
-    else if (r.step == Step::kWait)
-      wait_at_lead(src.reservation, r.wait_ms);
-    else
-      raise_exhausted("ulid");
+    settle(r.step, r.wait_ms, src.reservation, "ulid");
   }
 }
 

@@ -33,12 +33,7 @@ SNOWFLAKE_FUNCTION(snowflake_uuidv7) {
                      static_cast<uint32_t>(r.value & ((1u << kUuidCounterBits) - 1)), rand_b);
       return uuid_datum(bytes);
     }
-    if (r.step == Step::kReserve)
-      extend_reservation(r.value);
-    else if (r.step == Step::kWait)
-      wait_at_lead(src.reservation, r.value);
-    else
-      raise_exhausted("uuidv7");
+    settle(r.step, r.value, src.reservation, "uuidv7");
   }
 }
 

@@ -15,25 +15,11 @@ snowflake.shard_id = 5
 });
 $node->start;
 
+$node->safe_psql('postgres', 'CREATE EXTENSION snowflake');
+# test/instagram_next_id.sql: Instagram's next_id() as published (prove runs in test/).
+$node->safe_psql('postgres', slurp_file('instagram_next_id.sql'));
 $node->safe_psql('postgres', q{
-CREATE EXTENSION snowflake;
-CREATE SEQUENCE table_id_seq;
--- Instagram's next_id(), as published
-CREATE FUNCTION next_id(OUT result bigint) AS $$
-DECLARE
-    our_epoch bigint := 1314220021721;
-    seq_id bigint;
-    now_millis bigint;
-    shard_id int := 5;
-BEGIN
-    SELECT nextval('table_id_seq') % 1024 INTO seq_id;
-    SELECT FLOOR(EXTRACT(EPOCH FROM clock_timestamp()) * 1000) INTO now_millis;
-    result := (now_millis - our_epoch) << 23;
-    result := result | (shard_id << 10);
-    result := result | (seq_id);
-END;
-$$ LANGUAGE PLPGSQL;
-CREATE TABLE insta (id bigint PRIMARY KEY DEFAULT next_id(), src text);
+CREATE TABLE insta (id bigint PRIMARY KEY DEFAULT insta_next_id(), src text);
 INSERT INTO insta (src) SELECT 'next_id' FROM generate_series(1, 1000);
 });
 $node->safe_psql('postgres', q{

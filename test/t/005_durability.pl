@@ -5,6 +5,7 @@
 # with a changing offset) neither repeats nor reorders IDs, and warns once per step.
 use strict;
 use warnings;
+use IPC::Run;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
@@ -86,15 +87,23 @@ check_above('immediate stop (crash)');
 my $postmaster = $node->{_pid};
 $node->kill9;
 # The killed postmaster's children notice and exit. Where nothing reaps the postmaster (a
-# container whose first process does not), its zombie keeps the lock file looking alive:
-# then the file is stale, and goes.
+# container whose first process does not), its zombie keeps the lock files looking alive:
+# then they are stale, and go.
+sub postmaster_dead
+{
+	my $state = eval { (split / /, slurp_file("/proc/$postmaster/stat"))[2] };
+	return !defined($state) || $state eq 'Z';
+}
 for (my $i = 0; $i < 300; $i++)
 {
-	last unless `pgrep -f 'postgres: [d]urable: '`;
+	last if postmaster_dead() && !`pgrep -f 'postgres: [d]urable: '`;
 	select(undef, undef, undef, 0.1);
 }
-my $state = -e "/proc/$postmaster/stat" ? (split / /, slurp_file("/proc/$postmaster/stat"))[2] : 'gone';
-unlink($node->data_dir . '/postmaster.pid') if $state eq 'Z';
+if (-e "/proc/$postmaster")
+{
+	unlink($node->data_dir . '/postmaster.pid');
+	unlink($node->host . '/.s.PGSQL.' . $node->port . '.lock');
+}
 $node->start;
 issue();
 check_above('SIGKILL of the postmaster');
@@ -168,6 +177,30 @@ like($stderr, qr/could not write the snowflake reservation file/, 'with a clear 
 is($node->safe_psql('postgres', 'SELECT count(*) FROM ids'), $before, 'and nothing was written');
 rmdir($node->data_dir . '/snowflake.reservation.tmp') or die;
 like($node->safe_psql('postgres', 'SELECT snowflake()'), qr/^\d+$/, 'once it can be written, IDs flow again');
+
+# A wait at the lead bound ends with statement_timeout, and with a cancel. With no lead
+# allowed, 100,000,000 IDs of one shard would take 98 s. (generate_series in the select
+# list yields its rows one by one, so the IDs are made from the start.)
+my $waits = $node->safe_psql('postgres', 'SELECT coalesce(max(lead_waits), 0) FROM snowflake_status()');
+($ret, $stdout, $stderr) = $node->psql('postgres',
+	"SET snowflake.max_lead = 0; SET statement_timeout = '500ms'; SELECT count(snowflake(12)) FROM (SELECT generate_series(1, 100000000)) s");
+like($stderr, qr/canceling statement due to statement timeout/, 'statement_timeout ends a wait at the lead bound');
+ok($node->safe_psql('postgres', 'SELECT max(lead_waits) FROM snowflake_status()') > $waits,
+	'the waits are counted');
+
+my ($out, $err) = ('', '');
+my $started = time;
+my $h = IPC::Run::start(
+	[ 'psql', '-XAtq', '-d', $node->connstr('postgres'), '-c',
+	  'SET snowflake.max_lead = 0; SELECT count(snowflake(13)) FROM (SELECT generate_series(1, 100000000)) s' ],
+	'>', \$out, '2>', \$err);
+$node->poll_query_until('postgres',
+	q{SELECT pg_cancel_backend(pid) FROM pg_stat_activity
+		  WHERE query LIKE '%snowflake(13)%' AND wait_event = 'Extension' AND pid <> pg_backend_pid()})
+  or die 'the waiting statement was not found';
+$h->finish;
+like($err, qr/canceling statement due to user request/, 'a cancel ends a wait at the lead bound');
+ok(time - $started < 60, 'promptly');
 
 $node->stop;
 done_testing();

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# The long runs that the test command shortens: 16 clients of load for 60 s
+# (test/t/007_load.pl) and 10 minutes of fuzzing (test/fuzz). Same set-up as test.sh.
+source "$(dirname "$0")/common.sh"
+
+install_packages libfaketime clang libclang-rt-14-dev
+ensure_server_user
+prepare_work
+build_and_install
+
+status=0
+log "load: 16 clients, ${SNOWFLAKE_LOAD_SECONDS:-60} s"
+as_user env SNOWFLAKE_LOAD_SECONDS="${SNOWFLAKE_LOAD_SECONDS:-60}" \
+  make -C "$WORK/tree" -s PG_CONFIG="$PG_CONFIG" tapcheck PROVE_TESTS=t/007_load.pl || status=1
+log "fuzzing: ${FUZZ_SECONDS:-600} s"
+as_user make -C "$WORK/tree" -s PG_CONFIG="$PG_CONFIG" fuzzcheck FUZZ_SECONDS="${FUZZ_SECONDS:-600}" ||
+  status=1
+exit $status
