@@ -27,7 +27,7 @@ as_user() {
 
 PACKAGES=(
   "postgresql-$PG_MAJOR" "postgresql-server-dev-$PG_MAJOR" postgresql-client-common
-  make g++ libgtest-dev libipc-run-perl perl
+  make g++ libgtest-dev libipc-run-perl perl procps
 )
 
 install_packages() {
