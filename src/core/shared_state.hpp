@@ -36,12 +36,14 @@ struct alignas(64) Streams128 {
 // reserved_unix_ms, which is on disk before any value reaches it.
 struct alignas(64) Reservation {
   std::atomic<uint64_t> reserved_unix_ms;
-  std::atomic<uint64_t> writes;      // extensions written since start
-  std::atomic<uint64_t> lead_waits;  // waits at snowflake.max_lead, of every kind
+  std::atomic<uint64_t> writes;        // extensions written since start
+  std::atomic<uint64_t> last_write_ms; // how long the last extension took to write
+  std::atomic<uint64_t> lead_waits;    // waits at snowflake.max_lead, of every kind
 
   void init() noexcept {
     reserved_unix_ms.store(0);
     writes.store(0);
+    last_write_ms.store(0);
     lead_waits.store(0);
   }
 };

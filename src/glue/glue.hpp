@@ -109,6 +109,7 @@ void wait_for_clock(uint64_t ms);
 inline void settle(Step step, uint64_t value, Reservation *r, const char *kind) {
   if (step == Step::kReserve) {
     extend_reservation(value);
+    CHECK_FOR_INTERRUPTS();  // no lock is held here; a cancel ends even a slow disk's loop
   } else if (step == Step::kWait) {
     if (r != nullptr) r->lead_waits.fetch_add(1, std::memory_order_relaxed);
     wait_for_clock(value);

@@ -64,6 +64,9 @@ uint64_t read_reservation_file() {
   }
   char text[128];
   const ssize_t len = read(fd, text, sizeof text - 1);
+  if (len < 0)
+    ereport(FATAL, (errcode_for_file_access(),
+                    errmsg("could not read the snowflake reservation file \"%s\": %m", kFile)));
   CloseTransientFile(fd);
   bool ok = len > 0;
   uint64_t value = 0;
@@ -73,9 +76,11 @@ uint64_t read_reservation_file() {
     char *end = nullptr;
     ok = static_cast<size_t>(len) > header && strncmp(text, kHeader, header) == 0;
     if (ok) {
+      const char *digits = text + header;
       errno = 0;
-      value = strtoull(text + header, &end, 10);
-      ok = errno == 0 && end != text + header && *end == '\n' && end[1] == '\0';
+      value = strtoull(digits, &end, 10);
+      ok = *digits >= '0' && *digits <= '9' && errno == 0 && *end == '\n' && end[1] == '\0' &&
+           value <= kMaxUnixMs48;
     }
   }
   if (!ok)
@@ -109,11 +114,17 @@ void extend_reservation(uint64_t needed_unix_ms) {
   LWLockAcquire(reservation_lock, LW_EXCLUSIVE);
   if (r.reserved_unix_ms.load(std::memory_order_relaxed) <= needed_unix_ms) {
     const uint64_t now = clock_now_unix_ms(state.clock);
-    const uint64_t window = static_cast<uint64_t>(reservation_window_ms);
-    const uint64_t target = needed_unix_ms + 1 > now + window ? needed_unix_ms + 1 : now + window;
+    // Reach past the window, and past twice the last write's time: on storage slower than
+    // the window, a reservation must not be overtaken by the clock while it is written.
+    uint64_t ahead = static_cast<uint64_t>(reservation_window_ms);
+    const uint64_t slow = 2 * r.last_write_ms.load(std::memory_order_relaxed);
+    if (slow > ahead) ahead = slow;
+    const uint64_t target = needed_unix_ms + 1 > now + ahead ? needed_unix_ms + 1 : now + ahead;
     write_reservation_file(target);  // an ERROR here releases the lock and issues nothing
     r.reserved_unix_ms.store(target, std::memory_order_release);
     r.writes.fetch_add(1, std::memory_order_relaxed);
+    const uint64_t after = clock_now_unix_ms(state.clock);
+    r.last_write_ms.store(after - now, std::memory_order_relaxed);
   }
   LWLockRelease(reservation_lock);
 }

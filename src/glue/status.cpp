@@ -36,8 +36,9 @@ void put_row(ReturnSetInfo *rsinfo, const SharedState &state, const Row &row, ui
   values[5] = Int64GetDatum(static_cast<int64>(state.clock.steps_back.load()));
   values[6] = Int64GetDatum(static_cast<int64>(state.clock.steps_forward.load()));
   values[7] = Int64GetDatum(static_cast<int64>(state.reservation.lead_waits.load()));
-  values[8] = TimestampTzGetDatum(unix_ms_to_timestamptz(
-      static_cast<int64_t>(state.reservation.reserved_unix_ms.load())));
+  const uint64_t reserved = state.reservation.reserved_unix_ms.load();
+  values[8] = TimestampTzGetDatum(unix_ms_to_timestamptz(static_cast<int64_t>(reserved)));
+  nulls[8] = reserved == 0;  // nothing reserved yet
   values[9] = Int64GetDatum(static_cast<int64>(state.reservation.writes.load()));
   tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
@@ -46,7 +47,11 @@ void put_row(ReturnSetInfo *rsinfo, const SharedState &state, const Row &row, ui
 
 SNOWFLAKE_FUNCTION(snowflake_status) {
   SharedState &state = require_shared();
+#if PG_VERSION_NUM < 150001
+  SetSingleFuncCall(fcinfo, 0);  // the name of InitMaterializedSRF in 15.0
+#else
   InitMaterializedSRF(fcinfo, 0);
+#endif
   ReturnSetInfo *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
   const uint64_t now_ms = clock_now_unix_ms(state.clock);
 

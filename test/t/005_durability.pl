@@ -202,5 +202,26 @@ $h->finish;
 like($err, qr/canceling statement due to user request/, 'a cancel ends a wait at the lead bound');
 ok(time - $started < 60, 'promptly');
 
+# A corrupt reservation is never guessed at: the server does not start.
+$node->stop;
+my $file = $node->data_dir . '/snowflake.reservation';
+my $good = slurp_file($file);
+foreach my $bad ("snowflake reservation 1\n-5\n", "snowflake reservation 1\n99999999999999999\n",
+	"snowflake reservation 1\n", "something else\n")
+{
+	open my $fh, '>', $file or die;
+	print $fh $bad;
+	close $fh;
+	my $from = -s $node->logfile;
+	ok(!$node->start(fail_ok => 1), 'a corrupt reservation file stops the server from starting');
+	like(substr(slurp_file($node->logfile), $from),
+		qr/FATAL:  the snowflake reservation file "snowflake.reservation" is corrupt/, 'and says so');
+}
+open my $fh, '>', $file or die;
+print $fh $good;
+close $fh;
+$node->start;
+like($node->safe_psql('postgres', 'SELECT snowflake()'), qr/^\d+$/, 'the restored file works');
+
 $node->stop;
 done_testing();
