@@ -18,12 +18,14 @@ PG_CONFIG ?= pg_config
 
 # C++17; PostgreSQL's headers are system headers to us (PG15's use `register`).
 PG_CXXFLAGS += -std=c++17 -Wall -Wextra -Werror -fno-strict-aliasing
+# Export only what the server looks up (PGDLLEXPORT, see src/glue/glue.hpp).
+PG_CXXFLAGS += -fvisibility=hidden
 PG_CPPFLAGS += -isystem $(shell $(PG_CONFIG) --includedir-server)
 SHLIB_LINK += -lstdc++
 # The server's bitcode rule drops PG_CXXFLAGS; JIT inlining of this module is not needed.
 override with_llvm = no
 
-EXTRA_CLEAN = test/unit/unit_tests test/fuzz/fuzz_core test/fuzz/corpus tmp_check tmp_check_regress
+EXTRA_CLEAN = test/unit/unit_tests bench/chacha_kernels test/fuzz/fuzz_core test/fuzz/corpus tmp_check tmp_check_regress
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
@@ -31,17 +33,36 @@ include $(PGXS)
 # PGXS knows no header dependencies.
 $(OBJS): $(wildcard src/core/*.hpp src/glue/*.hpp)
 
+# The AVX-512VL ChaCha20 kernel must keep to 256-bit registers: 512-bit ones can lower the
+# clock of a whole core on older Xeons. GCC 12+ needs three flags for that, clang one; with
+# another compiler the kernel is left out and AVX2 is the fastest.
+ifneq ($(findstring x86_64,$(shell $(CXX) -dumpmachine)),)
+ifeq ($(shell $(CXX) -mmove-max=256 -mstore-max=256 -E -x c++ /dev/null >/dev/null 2>&1 && echo y),y)
+CHACHA_FLAGS := -mprefer-vector-width=256 -mmove-max=256 -mstore-max=256 -DSNOWFLAKE_AVX512VL_KERNEL
+else ifneq ($(findstring clang,$(shell $(CXX) --version)),)
+CHACHA_FLAGS := -mprefer-vector-width=256 -DSNOWFLAKE_AVX512VL_KERNEL
+endif
+endif
+src/core/chacha.o: override CXXFLAGS += $(CHACHA_FLAGS)
+
 sql/$(EXTENSION)--$(EXTVERSION).sql: sql/$(EXTENSION).sql
 	cp $< $@
 
 # Unit tests of the PostgreSQL-free core, with a fake clock.
 UNIT_SRCS = $(wildcard test/unit/*.cpp) $(CORE_OBJS:.o=.cpp)
 test/unit/unit_tests: $(UNIT_SRCS) $(wildcard src/core/*.hpp)
-	$(CXX) -std=c++17 -O2 -g -Wall -Wextra -Werror -pthread -Isrc/core -o $@ $(UNIT_SRCS) \
+	$(CXX) -std=c++17 -O2 -g -Wall -Wextra -Werror -pthread $(CHACHA_FLAGS) -Isrc/core -o $@ \
+		$(UNIT_SRCS) \
 		-lgtest -lgtest_main
 
 unitcheck: test/unit/unit_tests
 	test/unit/unit_tests
+
+# The ChaCha20 kernels' speed, for the benchmark (bench/run.sh).
+bench/chacha_kernels: bench/chacha_kernels.cpp src/core/chacha.cpp src/core/chacha.hpp
+	$(CXX) -std=c++17 -O2 -Wall -Wextra -Werror $(CHACHA_FLAGS) -Isrc/core -o $@ \
+		bench/chacha_kernels.cpp \
+		src/core/chacha.cpp
 
 # libFuzzer over the ULID parser and the decoders, with ASan and UBSan (clang). A short run
 # by default; FUZZ_SECONDS=600 for the documented long run.

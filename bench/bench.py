@@ -3,7 +3,8 @@
 
 1. Generation: nanoseconds per ID for SELECT count(f) FROM generate_series(1, N), best of
    --runs runs with all generators interleaved (so that they share the machine's moods),
-   and each one's ratio to the executor's floor (f = 1). The slowest run N/10 rows.
+   and each one's ratio to the executor's floor (f = 1): best run over the floor's best, and
+   the median of each run's ratio to the floor run just before it. The slowest run N/10 rows.
 2. Text round trip: ulid values to text and back, beside the same for uuid.
 3. Bulk insert as primary key: --insert-rows rows in batches of --insert-batch into a table
    whose key is bigserial, uuid v4, uuidv7(), ulid() or snowflake(); after every batch the
@@ -17,6 +18,7 @@
    primary key (id >= snowflake_at(...)) against an indexed timestamp column; the plans
    and the best of --runs timings.
 6. The extension's shared memory.
+7. With --kernels: the speed of each ChaCha20 kernel this CPU runs (bench/chacha_kernels).
 
 Writes results.md, the data files and PNG plots (gnuplot) into --out, and prints the
 Markdown. The connection comes from the usual PG* environment variables.
@@ -26,6 +28,7 @@ import os
 import platform
 import re
 import shutil
+import statistics
 import subprocess
 import tempfile
 import time
@@ -45,6 +48,8 @@ CREATE SEQUENCE bench_seq;
 # name, expression, note, share of --rows
 GENERATORS = [
     ("floor", "1", "the executor alone", 1),
+    ("clock_timestamp()", "clock_timestamp()", "one clock reading: the least an ID that holds "
+     "its time can cost", 1),
     ("snowflake()", "snowflake()", "this extension", 1),
     ("uuidv7()", "uuidv7()", "this extension", 1),
     ("ulid()", "ulid()", "this extension", 1),
@@ -83,7 +88,8 @@ def timed(cur, sql):
 
 
 def generation(cur, rows, runs):
-    best = {name: float("inf") for name, _, _, _ in GENERATORS}
+    """[(name, best ns per ID, best / best floor, median of the runs' ratios, note)]."""
+    times = {name: [] for name, _, _, _ in GENERATORS}
     for run in range(runs):
         for name, expr, _, share in GENERATORS:
             # 1,000,000 IDs of one shard take about a second of its sequence space; a fresh
@@ -91,10 +97,12 @@ def generation(cur, rows, runs):
             cur.execute("SET snowflake.shard_id = %s", (run + 100,))
             n = max(1, int(rows * share))
             seconds = timed(cur, f"SELECT count({expr}) FROM generate_series(1, {n})")
-            best[name] = min(best[name], seconds / n * 1e9)
+            times[name].append(seconds / n * 1e9)
     cur.execute("RESET snowflake.shard_id")
-    floor = best["floor"]
-    return [(name, best[name], best[name] / floor, note) for name, _, note, _ in GENERATORS]
+    floor = times["floor"]
+    return [(name, min(times[name]), min(times[name]) / min(floor),
+             statistics.median(t / f for t, f in zip(times[name], floor)), note)
+            for name, _, note, _ in GENERATORS]
 
 
 def text_round_trip(cur, rows, runs):
@@ -294,7 +302,7 @@ def main():
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default="bench/results", help="folder for results.md and plots")
     ap.add_argument("--rows", type=int, default=1000000, help="IDs per generation run")
-    ap.add_argument("--runs", type=int, default=15, help="generation and query runs (best kept)")
+    ap.add_argument("--runs", type=int, default=25, help="generation and query runs (best kept)")
     ap.add_argument("--text-rows", type=int, default=1000000, help="values in the text round trip")
     ap.add_argument("--insert-rows", type=int, default=10000000, help="rows per bulk insert")
     ap.add_argument("--insert-batch", type=int, default=1000000, help="rows per INSERT")
@@ -304,6 +312,7 @@ def main():
     ap.add_argument("--sustain-seconds", type=int, default=10,
                     help="length of the one-shard sustained run (8 clients)")
     ap.add_argument("--range-rows", type=int, default=10000000, help="rows for the range query")
+    ap.add_argument("--kernels", help="the ChaCha20 kernel benchmark to run (bench/chacha_kernels)")
     ap.add_argument("--quick", action="store_true",
                     help="a tiny run that only shows the benchmark still works")
     a = ap.parse_args()
@@ -329,11 +338,12 @@ def main():
     md.append(f"PostgreSQL {version}; {machine()}.\n")
 
     md.append(f"## 1. Generation: `SELECT count(f) FROM generate_series(1, {a.rows:,})`\n")
-    md.append(f"Best of {a.runs} runs, all generators interleaved; the last two run a tenth of "
-              "the rows.\n")
-    md.append("| f | ns per ID | × floor | what |\n|---|---:|---:|---|")
-    for name, ns, ratio, note in generation(cur, a.rows, a.runs):
-        md.append(f"| {name} | {ns:.1f} | {ratio:.2f} | {note} |")
+    md.append(f"{a.runs} runs, all generators interleaved; the last two run a tenth of the rows. "
+              "ns per ID is the best run; × floor is the best run over the floor's best run; "
+              "the median is that of each run's ratio to the floor measured just before it.\n")
+    md.append("| f | ns per ID | × floor | median × floor | what |\n|---|---:|---:|---:|---|")
+    for name, ns, ratio, median, note in generation(cur, a.rows, a.runs):
+        md.append(f"| {name} | {ns:.1f} | {ratio:.2f} | {median:.2f} | {note} |")
 
     rt = text_round_trip(cur, a.text_rows, a.runs)
     md.append(f"\n## 2. Text round trip: {a.text_rows:,} values to text and back\n")
@@ -389,6 +399,13 @@ def main():
     md.append(f"\n## 6. Shared memory\n\nThe extension's segment (`pg_shmem_allocations`): "
               f"{size:,} bytes ({allocated:,} allocated): one cache line per shard for 8,192 "
               "shards, the clock, and the UUIDv7 and ULID streams.")
+
+    if a.kernels:
+        table = subprocess.run([a.kernels], check=True, capture_output=True, text=True).stdout
+        md.append("\n## 7. Random bits: the ChaCha20 kernels\n\nEach kernel this CPU runs, "
+                  "outside the server: best of 15 runs of 100,000 batches of 8 blocks. "
+                  "uuidv7() draws 8 bytes per UUID.\n")
+        md.append(table.rstrip("\n"))
 
     pngs = plot(a.out, insert, conc)
     if pngs:

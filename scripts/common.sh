@@ -79,7 +79,19 @@ prepare_work() {
 build_and_install() {
   log "building in $WORK/tree"
   as_user mkdir -p "$WORK/tree"
-  tar -C "$ROOT" --exclude=./build --exclude=./.git -cf - . | as_user tar -C "$WORK/tree" -xf -
+  # Only the sources: build outputs in the checkout (ignored by git) must not come along, as
+  # tar's whole-second times could make them look newer than a source edited since.
+  # (safe.directory: root may build a checkout that another user owns.)
+  local git=(git -c safe.directory="$ROOT" -C "$ROOT")
+  if [ "$("${git[@]}" rev-parse --show-toplevel 2>/dev/null)" = "$ROOT" ]; then
+    "${git[@]}" ls-files -z --cached --others --exclude-standard |
+      while IFS= read -r -d '' f; do if [ -e "$ROOT/$f" ]; then printf '%s\0' "$f"; fi; done |
+      tar -C "$ROOT" --null -T - -cf -
+  else
+    tar -C "$ROOT" --exclude=./build --exclude=./.git --exclude='*.o' --exclude='*.so' \
+      --exclude='*.bc' --exclude=./test/unit/unit_tests --exclude=./test/fuzz/fuzz_core \
+      --exclude=./bench/chacha_kernels -cf - .
+  fi | as_user tar -C "$WORK/tree" -xf -
   as_user make -C "$WORK/tree" -s -j"$(nproc)" PG_CONFIG="$PG_CONFIG" all test/unit/unit_tests
   as_root make -C "$WORK/tree" -s PG_CONFIG="$PG_CONFIG" install
 }

@@ -13,20 +13,34 @@ class ChaCha20 {
  public:
   static constexpr size_t kSeedBytes = 32 + 12;  // key and nonce
   static constexpr size_t kBlockBytes = 64;
+  static constexpr size_t kBatchBlocks = 8;  // blocks computed side by side
+
+  // The ways to compute a batch. Every kernel gives the same words; they differ in speed.
+  enum class Kernel { kPortable, kAvx2, kAvx512vl };
+  static constexpr Kernel kKernels[] = {Kernel::kPortable, Kernel::kAvx2, Kernel::kAvx512vl};
+  // Whether this CPU (and its operating system) can run the kernel.
+  static bool runs_here(Kernel kernel) noexcept;
+  // The fastest kernel this CPU runs.
+  static Kernel best_kernel() noexcept;
 
   // key: 32 bytes, nonce: 12 bytes, counter: the first block's counter.
   void init(const uint8_t *key, const uint8_t *nonce, uint32_t counter) noexcept;
-  // One keystream block, and the counter moves on.
+  // One keystream block in RFC 8439's byte order, computed one word at a time (the reference
+  // the kernels are tested against); the counter moves on by one.
   void block(uint8_t out[kBlockBytes]) noexcept;
-  // n consecutive blocks.
-  void blocks(uint8_t *out, size_t n) noexcept;
+  // kBatchBlocks consecutive blocks, word-sliced: word w of the batch's block b is
+  // out[w][b], in the host's byte order. The counter moves on by kBatchBlocks. The kernel
+  // must run here.
+  void batch(uint32_t out[16][kBatchBlocks], Kernel kernel) noexcept;
 
  private:
+  void advance(uint64_t blocks) noexcept;
   uint32_t state_[16];
 };
 
-// Hands out keystream bytes from a buffer of several blocks, 8 at a time, erasing them from
-// the buffer; seeded() is false until seed().
+// Hands out keystream bytes 8 at a time from one batch of blocks, erasing them from the
+// buffer as they go; seeded() is false until seed(). The bytes come in the batch's
+// word-sliced order, not the blocks' order: a permutation of the same keystream.
 class RandomStream {
  public:
   void seed(const uint8_t seed[ChaCha20::kSeedBytes]) noexcept;
@@ -35,19 +49,21 @@ class RandomStream {
   // The next 8 bytes (the path every ID takes: inline, fixed-size copies).
   uint64_t next_u64() noexcept {
     if (pos_ > kBufferBytes - sizeof(uint64_t)) refill();
+    uint8_t *const bytes = reinterpret_cast<uint8_t *>(buffer_) + pos_;
     uint64_t v;
-    std::memcpy(&v, buffer_ + pos_, sizeof v);
-    std::memset(buffer_ + pos_, 0, sizeof v);
+    std::memcpy(&v, bytes, sizeof v);
+    std::memset(bytes, 0, sizeof v);
     pos_ += sizeof v;
     return v;
   }
 
  private:
-  static constexpr size_t kBufferBytes = 8 * ChaCha20::kBlockBytes;
+  static constexpr size_t kBufferBytes = ChaCha20::kBatchBlocks * ChaCha20::kBlockBytes;
   void refill() noexcept;
 
   ChaCha20 cipher_;
-  uint8_t buffer_[kBufferBytes];
+  ChaCha20::Kernel kernel_ = ChaCha20::Kernel::kPortable;
+  alignas(64) uint32_t buffer_[16][ChaCha20::kBatchBlocks];
   size_t pos_ = kBufferBytes;
   bool seeded_ = false;
 };

@@ -11,6 +11,13 @@
 #include <ctime>
 #include <exception>
 
+// The module is built with hidden visibility: only what the server looks up by name (the
+// SQL-callable functions, their info records, the magic block, _PG_init) is exported, as
+// PostgreSQL 16's build does for modules; the rest is reached without the GOT.
+#ifndef PGDLLEXPORT
+#define PGDLLEXPORT __attribute__((visibility("default")))
+#endif
+
 extern "C" {
 #include "postgres.h"
 
@@ -142,7 +149,10 @@ int64_t timestamptz_to_unix_ms(TimestampTz ts);
 // The same, checked to fit 48 bits (UUIDv7 and ULID): 1970 to the year 10889.
 uint64_t timestamptz_to_unix_ms48(TimestampTz ts);
 
-[[noreturn]] void raise_cxx_exception(const char *function, const char *what);
+// The message of the C++ exception being turned into an ERROR, kept outside the function's
+// frame, so that no call reserves a buffer for it on its stack.
+void keep_exception_message(const char *what) noexcept;
+[[noreturn]] void raise_cxx_exception(const char *function);
 
 }  // namespace snowflake::glue
 
@@ -153,17 +163,15 @@ uint64_t timestamptz_to_unix_ms48(TimestampTz ts);
   static Datum name##_impl([[maybe_unused]] FunctionCallInfo fcinfo);                \
   extern "C" {                                                                       \
   PG_FUNCTION_INFO_V1(name);                                                         \
-  Datum name(PG_FUNCTION_ARGS) {                                                     \
-    char what_[256];                                                                 \
+  PGDLLEXPORT Datum name(PG_FUNCTION_ARGS) {                                         \
     try {                                                                            \
       return name##_impl(fcinfo);                                                    \
     } catch (const std::exception &e) {                                              \
-      std::strncpy(what_, e.what(), sizeof what_ - 1);                               \
-      what_[sizeof what_ - 1] = '\0';                                                \
+      snowflake::glue::keep_exception_message(e.what());                             \
     } catch (...) {                                                                  \
-      std::strncpy(what_, "unknown C++ exception", sizeof what_);                    \
+      snowflake::glue::keep_exception_message("unknown C++ exception");              \
     }                                                                                \
-    snowflake::glue::raise_cxx_exception(#name, what_);                              \
+    snowflake::glue::raise_cxx_exception(#name);                                     \
   }                                                                                  \
   }                                                                                  \
   static Datum name##_impl([[maybe_unused]] FunctionCallInfo fcinfo)

@@ -14,7 +14,7 @@ extern "C" {
 
 PG_MODULE_MAGIC;
 
-void _PG_init(void);
+PGDLLEXPORT void _PG_init(void);
 }
 
 namespace snowflake::glue {
@@ -131,9 +131,16 @@ void raise_not_preloaded() {
   pg_unreachable();
 }
 
-void raise_cxx_exception(const char *function, const char *what) {
+static char exception_message[256];
+
+void keep_exception_message(const char *what) noexcept {
+  std::strncpy(exception_message, what, sizeof exception_message - 1);
+  exception_message[sizeof exception_message - 1] = '\0';
+}
+
+void raise_cxx_exception(const char *function) {
   ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
-                  errmsg("unexpected C++ exception in %s: %s", function, what)));
+                  errmsg("unexpected C++ exception in %s: %s", function, exception_message)));
   pg_unreachable();
 }
 

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <set>
 #include <string>
 #include <thread>
@@ -220,22 +221,103 @@ TEST(ChaCha20, Rfc8439KeystreamVector) {
   EXPECT_EQ(std::memcmp(out, expected, 64), 0);
 }
 
-TEST(ChaCha20, StreamIsTheKeystreamInOrder) {
+// Block b of a batch as the reference computes it, as host-order words.
+static std::vector<uint32_t> reference_words(ChaCha20 &c) {
+  uint8_t bytes[ChaCha20::kBlockBytes];
+  c.block(bytes);
+  std::vector<uint32_t> words(16);
+  for (int w = 0; w < 16; ++w)
+    words[w] = uint32_t{bytes[4 * w]} | uint32_t{bytes[4 * w + 1]} << 8 |
+               uint32_t{bytes[4 * w + 2]} << 16 | uint32_t{bytes[4 * w + 3]} << 24;
+  return words;
+}
+
+TEST(ChaCha20, Rfc8439BlockFunctionVectorInEveryKernel) {
+  // RFC 8439 section 2.3.2: key 00 01 .. 1f, nonce 00 00 00 09 00 00 00 4a 00 00 00 00,
+  // block counter 1.
+  uint8_t key[32];
+  for (int i = 0; i < 32; ++i) key[i] = static_cast<uint8_t>(i);
+  const uint8_t nonce[12] = {0, 0, 0, 0x09, 0, 0, 0, 0x4a, 0, 0, 0, 0};
+  const uint8_t expected[64] = {
+      0x10, 0xf1, 0xe7, 0xe4, 0xd1, 0x3b, 0x59, 0x15, 0x50, 0x0f, 0xdd, 0x1f, 0xa3,
+      0x20, 0x71, 0xc4, 0xc7, 0xd1, 0xf4, 0xc7, 0x33, 0xc0, 0x68, 0x03, 0x04, 0x22,
+      0xaa, 0x9a, 0xc3, 0xd4, 0x6c, 0x4e, 0xd2, 0x82, 0x64, 0x46, 0x07, 0x9f, 0xaa,
+      0x09, 0x14, 0xc2, 0xd7, 0x05, 0xd9, 0x8b, 0x02, 0xa2, 0xb5, 0x12, 0x9c, 0xd1,
+      0xde, 0x16, 0x4e, 0xb9, 0xcb, 0xd0, 0x83, 0xe8, 0xa2, 0x50, 0x3c, 0x4e};
+  ChaCha20 c;
+  c.init(key, nonce, 1);
+  uint8_t out[64];
+  c.block(out);
+  EXPECT_EQ(std::memcmp(out, expected, 64), 0);
+  for (const ChaCha20::Kernel kernel : ChaCha20::kKernels) {
+    if (!ChaCha20::runs_here(kernel)) continue;
+    ChaCha20 k;
+    k.init(key, nonce, 1);
+    uint32_t got[16][ChaCha20::kBatchBlocks];
+    k.batch(got, kernel);
+    for (int w = 0; w < 16; ++w) {
+      const uint32_t want = uint32_t{expected[4 * w]} | uint32_t{expected[4 * w + 1]} << 8 |
+                            uint32_t{expected[4 * w + 2]} << 16 |
+                            uint32_t{expected[4 * w + 3]} << 24;
+      ASSERT_EQ(got[w][0], want) << "kernel " << static_cast<int>(kernel) << " word " << w;
+    }
+  }
+}
+
+TEST(ChaCha20, EveryKernelGivesTheReferenceBlocks) {
+  uint8_t key[32], nonce[12];
+  for (int i = 0; i < 32; ++i) key[i] = static_cast<uint8_t>(7 * i + 1);
+  for (int i = 0; i < 12; ++i) nonce[i] = static_cast<uint8_t>(0xf0 - i);
+  int kernels_run = 0;
+  for (const ChaCha20::Kernel kernel : ChaCha20::kKernels) {
+    if (!ChaCha20::runs_here(kernel)) {
+      std::printf("kernel %d does not run on this machine (or is not built): not tested\n",
+                  static_cast<int>(kernel));
+      continue;
+    }
+    ++kernels_run;
+    // Counters from 2^32 - 12: the second batch crosses into the nonce's first word.
+    ChaCha20 fast, ref;
+    fast.init(key, nonce, 0xfffffff4u);
+    ref.init(key, nonce, 0xfffffff4u);
+    for (int batch = 0; batch < 3; ++batch) {
+      uint32_t got[16][ChaCha20::kBatchBlocks];
+      fast.batch(got, kernel);
+      for (size_t b = 0; b < ChaCha20::kBatchBlocks; ++b) {
+        const std::vector<uint32_t> want = reference_words(ref);
+        for (int w = 0; w < 16; ++w)
+          ASSERT_EQ(got[w][b], want[w]) << "kernel " << static_cast<int>(kernel) << " batch "
+                                        << batch << " block " << b << " word " << w;
+      }
+    }
+  }
+  EXPECT_GE(kernels_run, 1);
+  EXPECT_TRUE(ChaCha20::runs_here(ChaCha20::best_kernel()));
+}
+
+TEST(ChaCha20, StreamIsTheKeystreamWordSliced) {
   uint8_t seed[ChaCha20::kSeedBytes] = {};
   RandomStream rng;
   EXPECT_FALSE(rng.seeded());
   rng.seed(seed);
   EXPECT_TRUE(rng.seeded());
-  uint8_t got[600];
-  for (size_t off = 0; off < sizeof got; off += 8) {
+  constexpr size_t kBatchWords = 16 * ChaCha20::kBatchBlocks;
+  std::vector<uint32_t> got(2 * kBatchWords + 6);  // into the third batch
+  for (size_t i = 0; i < got.size(); i += 2) {
     const uint64_t v = rng.next_u64();
-    std::memcpy(got + off, &v, 8);
+    std::memcpy(&got[i], &v, sizeof v);
   }
-  ChaCha20 c;
-  c.init(seed, seed + 32, 0);
-  uint8_t want[640];
-  for (size_t off = 0; off < sizeof want; off += 64) c.block(want + off);
-  EXPECT_EQ(std::memcmp(got, want, sizeof got), 0);
+  ChaCha20 ref;
+  ref.init(seed, seed + 32, 0);
+  std::vector<uint32_t> want;
+  for (int batch = 0; batch < 3; ++batch) {
+    std::vector<std::vector<uint32_t>> blocks;
+    for (size_t b = 0; b < ChaCha20::kBatchBlocks; ++b) blocks.push_back(reference_words(ref));
+    for (int w = 0; w < 16; ++w)
+      for (size_t b = 0; b < ChaCha20::kBatchBlocks; ++b) want.push_back(blocks[b][w]);
+  }
+  want.resize(got.size());
+  EXPECT_EQ(got, want);
 }
 
 TEST(ChaCha20, DifferentSeedsDifferentStreams) {
