@@ -313,6 +313,8 @@ def main():
                     help="length of the one-shard sustained run (8 clients)")
     ap.add_argument("--range-rows", type=int, default=10000000, help="rows for the range query")
     ap.add_argument("--kernels", help="the ChaCha20 kernel benchmark to run (bench/chacha_kernels)")
+    ap.add_argument("--sections", default="1,2,3,4,5,6,7",
+                    help="the sections to run, as numbers: 1 for generation alone")
     ap.add_argument("--quick", action="store_true",
                     help="a tiny run that only shows the benchmark still works")
     a = ap.parse_args()
@@ -320,6 +322,7 @@ def main():
         a.rows, a.runs, a.text_rows = 20000, 2, 20000
         a.insert_rows, a.insert_batch, a.insert_runs = 20000, 10000, 1
         a.conc_seconds, a.batch, a.sustain_seconds, a.range_rows = 1, 1000, 1, 20000
+    sections = {int(n) for n in a.sections.split(",")}
     os.makedirs(a.out, exist_ok=True)
 
     conn = psycopg2.connect("")
@@ -337,77 +340,85 @@ def main():
     md.append(f"# snowflake benchmark, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}\n")
     md.append(f"PostgreSQL {version}; {machine()}.\n")
 
-    md.append(f"## 1. Generation: `SELECT count(f) FROM generate_series(1, {a.rows:,})`\n")
-    md.append(f"{a.runs} runs, all generators interleaved; the last two run a tenth of the rows. "
-              "ns per ID is the best run; × floor is the best run over the floor's best run; "
-              "the median is that of each run's ratio to the floor measured just before it.\n")
-    md.append("| f | ns per ID | × floor | median × floor | what |\n|---|---:|---:|---:|---|")
-    for name, ns, ratio, median, note in generation(cur, a.rows, a.runs):
-        md.append(f"| {name} | {ns:.1f} | {ratio:.2f} | {median:.2f} | {note} |")
+    insert = conc = None
+    dups = 0
+    if 1 in sections:
+        md.append(f"## 1. Generation: `SELECT count(f) FROM generate_series(1, {a.rows:,})`\n")
+        md.append(f"{a.runs} runs, all generators interleaved; the last two run a tenth of the rows. "
+                  "ns per ID is the best run; × floor is the best run over the floor's best run; "
+                  "the median is that of each run's ratio to the floor measured just before it.\n")
+        md.append("| f | ns per ID | × floor | median × floor | what |\n|---|---:|---:|---:|---|")
+        for name, ns, ratio, median, note in generation(cur, a.rows, a.runs):
+            md.append(f"| {name} | {ns:.1f} | {ratio:.2f} | {median:.2f} | {note} |")
 
-    rt = text_round_trip(cur, a.text_rows, a.runs)
-    md.append(f"\n## 2. Text round trip: {a.text_rows:,} values to text and back\n")
-    md.append(f"Best of {a.runs} runs.\n")
-    md.append("| type | ms | ns per value | × uuid |\n|---|---:|---:|---:|")
-    for kind in ("ulid", "uuid"):
-        md.append(f"| {kind} | {rt[kind] * 1e3:.1f} | {rt[kind] / a.text_rows * 1e9:.1f} | "
-                  f"{rt[kind] / rt['uuid']:.2f} |")
+    if 2 in sections:
+        rt = text_round_trip(cur, a.text_rows, a.runs)
+        md.append(f"\n## 2. Text round trip: {a.text_rows:,} values to text and back\n")
+        md.append(f"Best of {a.runs} runs.\n")
+        md.append("| type | ms | ns per value | × uuid |\n|---|---:|---:|---:|")
+        for kind in ("ulid", "uuid"):
+            md.append(f"| {kind} | {rt[kind] * 1e3:.1f} | {rt[kind] / a.text_rows * 1e9:.1f} | "
+                      f"{rt[kind] / rt['uuid']:.2f} |")
 
-    insert = bulk_insert(cur, a.insert_rows, a.insert_batch, a.insert_runs)
-    md.append(f"\n## 3. Bulk insert as primary key, {a.insert_rows:,} rows\n")
-    md.append(f"`INSERT … SELECT` in batches of {a.insert_batch:,} rows into one table; the "
-              f"fastest of {a.insert_runs} runs per kind, read after the first batch, the "
-              "second and the last.\n")
-    md.append("| key | rows | seconds | rows/s | time × uuid v4 | index MiB | table MiB |\n"
-              "|---|---:|---:|---:|---:|---:|---:|")
-    points = len(insert["uuid v4"])
-    for i in sorted({0, min(1, points - 1), points - 1}):
-        ref_secs = insert["uuid v4"][i][1]
-        for name in insert:
-            done, secs, table_bytes, index_bytes = insert[name][i]
-            md.append(f"| {name} | {done:,} | {secs:.2f} | {done / secs:,.0f} | "
-                      f"{secs / ref_secs:.2f} | {mib(index_bytes):.1f} | {mib(table_bytes):.1f} |")
+    if 3 in sections:
+        insert = bulk_insert(cur, a.insert_rows, a.insert_batch, a.insert_runs)
+        md.append(f"\n## 3. Bulk insert as primary key, {a.insert_rows:,} rows\n")
+        md.append(f"`INSERT … SELECT` in batches of {a.insert_batch:,} rows into one table; the "
+                  f"fastest of {a.insert_runs} runs per kind, read after the first batch, the "
+                  "second and the last.\n")
+        md.append("| key | rows | seconds | rows/s | time × uuid v4 | index MiB | table MiB |\n"
+                  "|---|---:|---:|---:|---:|---:|---:|")
+        points = len(insert["uuid v4"])
+        for i in sorted({0, min(1, points - 1), points - 1}):
+            ref_secs = insert["uuid v4"][i][1]
+            for name in insert:
+                done, secs, table_bytes, index_bytes = insert[name][i]
+                md.append(f"| {name} | {done:,} | {secs:.2f} | {done / secs:,.0f} | "
+                          f"{secs / ref_secs:.2f} | {mib(index_bytes):.1f} | {mib(table_bytes):.1f} |")
 
-    conc = concurrency(a.conc_seconds, a.batch)
-    md.append(f"\n## 4. Concurrency: IDs per second\n")
-    md.append(f"pgbench, `SELECT count(f) FROM generate_series(1, {a.batch:,})` per transaction, "
-              f"{a.conc_seconds} s per point. One shard of snowflake() is capped at 1,024,000 "
-              "IDs/s by its layout.\n")
-    md.append("| f \\ clients | " + " | ".join(str(c) for c in CLIENTS) + " |\n|---|"
-              + "---:|" * len(CLIENTS))
-    for name, points in conc.items():
-        md.append(f"| {name} | " + " | ".join(f"{r:,.0f}" for _, r in points) + " |")
-    ids, dups, rate = sustained_one_shard(cur, 8, a.sustain_seconds, a.batch)
-    md.append(f"\nSustained, one shard, 8 clients inserting into an unlogged table for "
-              f"{a.sustain_seconds} s after the lead in hand is used up: {ids:,} IDs, "
-              f"{rate:,.0f} IDs/s, {100 * rate / CAP_PER_SHARD:.1f} % of the cap, {dups} "
-              "duplicates.")
+    if 4 in sections:
+        conc = concurrency(a.conc_seconds, a.batch)
+        md.append(f"\n## 4. Concurrency: IDs per second\n")
+        md.append(f"pgbench, `SELECT count(f) FROM generate_series(1, {a.batch:,})` per transaction, "
+                  f"{a.conc_seconds} s per point. One shard of snowflake() is capped at 1,024,000 "
+                  "IDs/s by its layout.\n")
+        md.append("| f \\ clients | " + " | ".join(str(c) for c in CLIENTS) + " |\n|---|"
+                  + "---:|" * len(CLIENTS))
+        for name, points in conc.items():
+            md.append(f"| {name} | " + " | ".join(f"{r:,.0f}" for _, r in points) + " |")
+        ids, dups, rate = sustained_one_shard(cur, 8, a.sustain_seconds, a.batch)
+        md.append(f"\nSustained, one shard, 8 clients inserting into an unlogged table for "
+                  f"{a.sustain_seconds} s after the lead in hand is used up: {ids:,} IDs, "
+                  f"{rate:,.0f} IDs/s, {100 * rate / CAP_PER_SHARD:.1f} % of the cap, {dups} "
+                  "duplicates.")
 
-    rq, (table_bytes, pkey_bytes, ts_bytes) = range_query(cur, a.range_rows, a.runs)
-    md.append(f"\n## 5. Rows of the last hour, of {a.range_rows:,} (one a second)\n")
-    md.append(f"Best of {a.runs} runs; the rows end when the table was filled, so the count is "
-              "a little under 3,600. The timestamp column needs an index of its own "
-              f"({mib(ts_bytes):.1f} MiB); the primary key ({mib(pkey_bytes):.1f} MiB) is "
-              f"there anyway. Table: {mib(table_bytes):.1f} MiB.\n")
-    md.append("| by | rows | ms |\n|---|---:|---:|")
-    for name, (plan, count, secs) in rq.items():
-        md.append(f"| {name} | {count:,} | {secs * 1e3:.2f} |")
-    for name, (plan, _, _) in rq.items():
-        md.append(f"\n{name}:\n```\n{plan}\n```")
+    if 5 in sections:
+        rq, (table_bytes, pkey_bytes, ts_bytes) = range_query(cur, a.range_rows, a.runs)
+        md.append(f"\n## 5. Rows of the last hour, of {a.range_rows:,} (one a second)\n")
+        md.append(f"Best of {a.runs} runs; the rows end when the table was filled, so the count is "
+                  "a little under 3,600. The timestamp column needs an index of its own "
+                  f"({mib(ts_bytes):.1f} MiB); the primary key ({mib(pkey_bytes):.1f} MiB) is "
+                  f"there anyway. Table: {mib(table_bytes):.1f} MiB.\n")
+        md.append("| by | rows | ms |\n|---|---:|---:|")
+        for name, (plan, count, secs) in rq.items():
+            md.append(f"| {name} | {count:,} | {secs * 1e3:.2f} |")
+        for name, (plan, _, _) in rq.items():
+            md.append(f"\n{name}:\n```\n{plan}\n```")
 
-    size, allocated = shared_memory(cur)
-    md.append(f"\n## 6. Shared memory\n\nThe extension's segment (`pg_shmem_allocations`): "
-              f"{size:,} bytes ({allocated:,} allocated): one cache line per shard for 8,192 "
-              "shards, the clock, and the UUIDv7 and ULID streams.")
+    if 6 in sections:
+        size, allocated = shared_memory(cur)
+        md.append(f"\n## 6. Shared memory\n\nThe extension's segment (`pg_shmem_allocations`): "
+                  f"{size:,} bytes ({allocated:,} allocated): one cache line per shard for 8,192 "
+                  "shards, the clock, and the UUIDv7 and ULID streams.")
 
-    if a.kernels:
+    if 7 in sections and a.kernels:
         table = subprocess.run([a.kernels], check=True, capture_output=True, text=True).stdout
         md.append("\n## 7. Random bits: the ChaCha20 kernels\n\nEach kernel this CPU runs, "
                   "outside the server: best of 15 runs of 100,000 batches of 8 blocks. "
                   "uuidv7() draws 8 bytes per UUID.\n")
         md.append(table.rstrip("\n"))
 
-    pngs = plot(a.out, insert, conc)
+    pngs = plot(a.out, insert, conc) if insert and conc else []
     if pngs:
         md.append("\n## Plots\n")
         md.extend(f"![{p}]({p})" for p in pngs)

@@ -91,11 +91,13 @@ enum class SyncResult : uint8_t { kDone, kRetry };
 SyncResult clock_sync(ClockState &state, const ClockSnapshot &snap, int64_t seen_ns,
                       ClockTick &tick) noexcept;
 
-template <typename MonoFn, typename WallFn>
-inline ClockTick clock_now(ClockState &state, LocalClock &local, MonoFn mono,
+// fast() reads the monotonic clock for the hot path and may extrapolate (TscMono);
+// comparisons with the wall clock take real readings, mono().
+template <typename FastFn, typename MonoFn, typename WallFn>
+inline ClockTick clock_now(ClockState &state, LocalClock &local, FastFn fast, MonoFn mono,
                            WallFn wall) noexcept {
   ClockTick tick{0, ClockEvent::kNone, 0};
-  int64_t m = mono();
+  int64_t m = fast();
   if (m >= local.next_sync_ns ||
       state.offset_ns.load(std::memory_order_relaxed) == kClockUnset) {
     for (int attempt = 1; attempt <= kMaxSyncAttempts; ++attempt) {
@@ -115,6 +117,12 @@ inline ClockTick clock_now(ClockState &state, LocalClock &local, MonoFn mono,
   }
   tick.unix_ns = m + state.offset_ns.load(std::memory_order_relaxed);
   return tick;
+}
+
+template <typename MonoFn, typename WallFn>
+inline ClockTick clock_now(ClockState &state, LocalClock &local, MonoFn mono,
+                           WallFn wall) noexcept {
+  return clock_now(state, local, mono, mono, wall);
 }
 
 }  // namespace snowflake

@@ -10,6 +10,22 @@ extern "C" {
 namespace snowflake::glue {
 
 LocalClock local_clock;
+TscMono tsc_mono;
+bool use_tsc = false;
+
+// The counter is read directly only where the kernel itself keeps time by it: then it is
+// invariant and the same on every CPU. Checked once per server start (or per backend when
+// the library is not preloaded).
+void detect_tsc() {
+#if defined(__x86_64__)
+  char source[32] = {};
+  if (FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r")) {
+    if (fgets(source, sizeof source, f) == nullptr) source[0] = '\0';
+    fclose(f);
+  }
+  use_tsc = std::strcmp(source, "tsc\n") == 0;
+#endif
+}
 
 void report_clock_event(const ClockTick &tick) {
   const double step_s = static_cast<double>(tick.step_ns) / 1e9;

@@ -5,6 +5,7 @@
 #include "../core/chacha.hpp"
 #include "../core/generator.hpp"
 #include "../core/shared_state.hpp"
+#include "../core/tsc_clock.hpp"
 
 #include <cstdint>
 #include <cstring>
@@ -65,11 +66,25 @@ inline int64_t read_clock(clockid_t id) noexcept {
   return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
 }
 
+// The monotonic clock through the time-stamp counter (TscMono), where the kernel keeps time
+// by it (use_tsc, set in _PG_init); else the real clock.
+extern TscMono tsc_mono;
+extern bool use_tsc;
+void detect_tsc();
+inline int64_t read_mono_fast() {
+#if defined(__x86_64__)
+  if (likely(use_tsc))
+    return tsc_mono.now([] { return __builtin_ia32_rdtsc(); },
+                        [] { return read_clock(CLOCK_MONOTONIC); });
+#endif
+  return read_clock(CLOCK_MONOTONIC);
+}
+
 // The never-backwards clock in Unix milliseconds; reports clock steps as WARNINGs.
 inline uint64_t clock_now_unix_ms(ClockState &clock) {
   const ClockTick tick = clock_now(
-      clock, local_clock, [] { return read_clock(CLOCK_MONOTONIC); },
-      [] { return read_clock(CLOCK_REALTIME); });
+      clock, local_clock, [] { return read_mono_fast(); },
+      [] { return read_clock(CLOCK_MONOTONIC); }, [] { return read_clock(CLOCK_REALTIME); });
   if (unlikely(tick.event != ClockEvent::kNone)) report_clock_event(tick);
   return static_cast<uint64_t>(tick.unix_ns / 1000000);
 }

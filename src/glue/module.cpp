@@ -149,6 +149,7 @@ void raise_cxx_exception(const char *function) {
 extern "C" void _PG_init(void) {
   using namespace snowflake::glue;
   define_settings();
+  detect_tsc();
   if (!process_shared_preload_libraries_in_progress) return;
 #if PG_VERSION_NUM >= 150000
   prev_shmem_request_hook = shmem_request_hook;

@@ -4,6 +4,7 @@
 #include "generator.hpp"
 #include "layout.hpp"
 #include "shared_state.hpp"
+#include "tsc_clock.hpp"
 
 #include <gtest/gtest.h>
 
@@ -331,3 +332,147 @@ TEST(GeneratorTest, ThreadsSharingOneSlotNeverCollide) {
   }
   EXPECT_EQ(all.size(), size_t{kThreads} * kPerThread);
 }
+
+// ---- The monotonic clock through the time-stamp counter, on a fake counter and clock.
+
+// A counter of 3 ticks per ns (3 GHz) and the monotonic clock it runs beside; mono() counts
+// real readings, and mono_jitter_ticks moves the counter during one (a preempted reading).
+struct FakeTsc {
+  uint64_t tsc = 1000000;
+  int64_t mono = 7000 * kMs;
+  int real_reads = 0;
+  uint64_t mono_jitter_ticks = 0;
+  void advance(int64_t ns) {
+    mono += ns;
+    tsc += static_cast<uint64_t>(ns) * 3;
+  }
+  int64_t now(TscMono &c) {
+    return c.now([this] { return tsc; },
+                 [this] {
+                   ++real_reads;
+                   tsc += mono_jitter_ticks;
+                   return mono;
+                 });
+  }
+};
+
+// Real readings until the rate is measured over 1 ms, then none within the span.
+TEST(TscMono, ExtrapolatesOnlyOnceTheRateIsKnown) {
+  TscMono c;
+  FakeTsc f;
+  EXPECT_EQ(f.now(c), f.mono);
+  f.advance(kMs / 2);
+  EXPECT_EQ(f.now(c), f.mono);
+  EXPECT_EQ(f.real_reads, 2);
+  EXPECT_FALSE(c.calibrated());
+  f.advance(kMs / 2);
+  EXPECT_EQ(f.now(c), f.mono);
+  EXPECT_TRUE(c.calibrated());
+  EXPECT_EQ(f.real_reads, 3);
+  for (int i = 0; i < 999; ++i) {
+    f.advance(1000);
+    ASSERT_NEAR(static_cast<double>(f.now(c)), static_cast<double>(f.mono), 1.0);
+  }
+  EXPECT_EQ(f.real_reads, 3);  // 999 us from the last real reading: all extrapolated
+  f.advance(2000);             // past the 1 ms span
+  EXPECT_EQ(f.now(c), f.mono);
+  EXPECT_EQ(f.real_reads, 4);
+}
+
+// A counter below the last real reading (another CPU's, or reset) is not extrapolated from.
+TEST(TscMono, CounterBelowTheBaseReadsTheRealClock) {
+  TscMono c;
+  FakeTsc f;
+  f.now(c);
+  f.advance(kMs);
+  f.now(c);
+  ASSERT_TRUE(c.calibrated());
+  const int reads = f.real_reads;
+  f.tsc -= 100;
+  f.advance(10);
+  EXPECT_EQ(f.now(c), f.mono);
+  EXPECT_EQ(f.real_reads, reads + 1);
+}
+
+// A real reading whose counter readings are far apart was preempted: it measures no rate and
+// gives no base, so the next call reads the real clock again.
+TEST(TscMono, PreemptedReadingIsNotExtrapolatedFrom) {
+  TscMono c;
+  FakeTsc f;
+  f.mono_jitter_ticks = kTscMaxBracket + 1;
+  f.now(c);
+  f.advance(2 * kMs);
+  f.now(c);
+  EXPECT_FALSE(c.calibrated());
+  f.mono_jitter_ticks = 0;
+  f.now(c);
+  f.advance(kMs);
+  f.now(c);
+  ASSERT_TRUE(c.calibrated());
+  f.mono_jitter_ticks = kTscMaxBracket + 1;
+  f.advance(2 * kMs);
+  f.now(c);  // preempted: no base
+  const int reads = f.real_reads;
+  f.mono_jitter_ticks = 0;
+  f.advance(10);
+  EXPECT_EQ(f.now(c), f.mono);
+  EXPECT_EQ(f.real_reads, reads + 1);
+}
+
+// Whatever the measured rate (here the clock jumped 10 minutes while it was measured), an
+// extrapolated time is never below the last real reading nor more than a span past it.
+TEST(TscMono, ExtrapolationStaysWithinOneSpanOfTheRealReading) {
+  TscMono c;
+  FakeTsc f;
+  f.now(c);
+  f.advance(kMs);
+  f.mono += 10 * kMinute;  // the clock jumps; the counter does not
+  const int64_t base = f.now(c);
+  ASSERT_TRUE(c.calibrated());
+  const int reads = f.real_reads;
+  int64_t last = base;
+  for (int i = 0; i < 100; ++i) {
+    f.tsc += 1;
+    const int64_t t = f.now(c);
+    if (f.real_reads > reads) break;
+    ASSERT_GE(t, last);
+    ASSERT_LE(t, base + kTscSpanNs);
+    last = t;
+  }
+}
+
+// The clock is slewed by 500 ppm against the counter, and read every 100 ns for 10 ms:
+// real readings for the first millisecond, then about one per span, and every time within
+// 1 us of the clock.
+TEST(TscMono, SlewedClockIsFollowedWithinAMicrosecond) {
+  TscMono c;
+  FakeTsc f;
+  for (int i = 0; i < 100000; ++i) {
+    f.tsc += 300;                   // 100 ns of counter
+    f.mono += 100 + (i % 20 == 0);  // 100.05 ns of clock
+    ASSERT_NEAR(static_cast<double>(f.now(c)), static_cast<double>(f.mono), 1000.0) << i;
+  }
+  EXPECT_TRUE(c.calibrated());
+  EXPECT_LT(f.real_reads, 10000 + 20);
+}
+
+// clock_now takes the hot path's reading from fast() and compares with the wall clock using
+// real readings only.
+TEST_F(ClockTest, WallComparisonUsesRealReadings) {
+  int fast_reads = 0, real_reads = 0;
+  clock.advance(kMs);
+  const ClockTick t = clock_now(
+      state, local, [&] { ++fast_reads; return clock.mono + 777; },
+      [&] { ++real_reads; return clock.mono; }, [&] { return clock.wall; });
+  EXPECT_EQ(fast_reads, 1);
+  EXPECT_EQ(real_reads, 2);  // the pair around the wall clock
+  EXPECT_EQ(t.unix_ns, clock.wall);  // the offset comes from real readings, and so did m
+  clock.advance(kMs / 10);
+  const ClockTick u = clock_now(
+      state, local, [&] { ++fast_reads; return clock.mono + 777; },
+      [&] { ++real_reads; return clock.mono; }, [&] { return clock.wall; });
+  EXPECT_EQ(fast_reads, 2);
+  EXPECT_EQ(real_reads, 2);  // within the millisecond: no comparison
+  EXPECT_EQ(u.unix_ns, clock.wall + 777);
+}
+
