@@ -25,7 +25,7 @@ SHLIB_LINK += -lstdc++
 # The server's bitcode rule drops PG_CXXFLAGS; JIT inlining of this module is not needed.
 override with_llvm = no
 
-EXTRA_CLEAN = test/unit/unit_tests bench/chacha_kernels test/fuzz/fuzz_core test/fuzz/corpus tmp_check tmp_check_regress
+EXTRA_CLEAN = test/unit/unit_tests bench/core_costs test/fuzz/fuzz_core test/fuzz/corpus tmp_check tmp_check_regress
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
@@ -58,10 +58,10 @@ test/unit/unit_tests: $(UNIT_SRCS) $(wildcard src/core/*.hpp)
 unitcheck: test/unit/unit_tests
 	test/unit/unit_tests
 
-# The ChaCha20 kernels' speed, for the benchmark (bench/run.sh).
-bench/chacha_kernels: bench/chacha_kernels.cpp src/core/chacha.cpp src/core/chacha.hpp
+# What one ID costs inside the core (ChaCha20 kernels, clock readings), for bench/run.sh.
+bench/core_costs: bench/core_costs.cpp src/core/chacha.cpp $(wildcard src/core/*.hpp)
 	$(CXX) -std=c++17 -O2 -Wall -Wextra -Werror $(CHACHA_FLAGS) -Isrc/core -o $@ \
-		bench/chacha_kernels.cpp \
+		bench/core_costs.cpp \
 		src/core/chacha.cpp
 
 # libFuzzer over the ULID parser and the decoders, with ASan and UBSan (clang). A short run

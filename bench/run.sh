@@ -29,11 +29,11 @@ while [ $# -gt 0 ]; do
     *) args+=("$1"); shift ;;
   esac
 done
-as_user make -C "$WORK/tree" -s PG_CONFIG="$PG_CONFIG" bench/chacha_kernels
+as_user make -C "$WORK/tree" -s PG_CONFIG="$PG_CONFIG" bench/core_costs
 as_user rm -rf "$WORK/bench/results"
 as_user env PGHOST="$SERVER_SOCK" PGPORT="$SERVER_PORT" PGUSER=postgres PGDATABASE=postgres \
   PATH="$PG_BIN:$PATH" python3 "$WORK/tree/bench/bench.py" --out "$WORK/bench/results" \
-  --kernels "$WORK/tree/bench/chacha_kernels" \
+  --core-costs "$WORK/tree/bench/core_costs" \
   ${args[@]+"${args[@]}"}
 mkdir -p "$OUT"
 cp "$WORK"/bench/results/* "$OUT"/

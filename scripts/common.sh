@@ -90,7 +90,7 @@ build_and_install() {
   else
     tar -C "$ROOT" --exclude=./build --exclude=./.git --exclude='*.o' --exclude='*.so' \
       --exclude='*.bc' --exclude=./test/unit/unit_tests --exclude=./test/fuzz/fuzz_core \
-      --exclude=./bench/chacha_kernels -cf - .
+      --exclude=./bench/core_costs -cf - .
   fi | as_user tar -C "$WORK/tree" -xf -
   as_user make -C "$WORK/tree" -s -j"$(nproc)" PG_CONFIG="$PG_CONFIG" all test/unit/unit_tests
   as_root make -C "$WORK/tree" -s PG_CONFIG="$PG_CONFIG" install

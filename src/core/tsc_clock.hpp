@@ -1,12 +1,17 @@
 // The monotonic clock, read through the CPU's time-stamp counter between real readings.
 //
 // Every ID reads the clock, and on x86-64 clock_gettime() is a counter read plus a fence, a
-// sequence lock and arithmetic: about 33 ns on the benchmark machine against 20 ns for the
-// counter alone. Per backend, this keeps the last real reading and the counter's rate
-// (measured between real readings at least kTscCalibrateNs apart) and extrapolates from
-// them for at most kTscSpanNs. It reads the real clock instead whenever it has no rate yet,
-// the span is over, or the counter is below the last real reading (another CPU's counter).
-// An extrapolated time is off by the rate's error over one span: well under a microsecond.
+// sequence lock and arithmetic (bench/core_costs.cpp measures both). Per backend, this keeps
+// the last real reading and the counter's rate, measured between real readings at least
+// kTscCalibrateNs apart, and extrapolates from them for at most kTscSpanNs. It reads the
+// real clock instead whenever it has no rate yet, the span is over, or the counter is below
+// the last real reading (another CPU's counter, or a reset). A rate outside 0.1 to 10 ticks
+// per ns, or a real reading that the rate did not predict (the counter jumped, or stopped
+// keeping time with the clock), discards the rate until it is measured again. So an
+// extrapolated time is never below the last real reading nor more than one span past it;
+// with a steady counter it is within a microsecond or so of the clock. One backend's
+// readings can therefore step back by that much; IDs do not, as the generators take the
+// larger of the time and the last value plus one.
 // The caller uses it only where the kernel itself keeps time by the counter (the "tsc"
 // clocksource), so that the counter is invariant and the same on every CPU.
 #pragma once
@@ -20,6 +25,12 @@ constexpr int64_t kTscSpanNs = 1000000;       // extrapolate at most 1 ms from a
 constexpr int64_t kTscCalibrateNs = 1000000;  // measure the rate over at least 1 ms
 constexpr uint64_t kTscMaxBracket = 20000;    // counter ticks around a real reading: wider
                                               // means preempted, not used to measure the rate
+// The rate, ns per tick in 32.32 fixed point, must lie within 0.1 and 10 ns per tick.
+constexpr uint64_t kTscMinMult = (uint64_t{1} << 32) / 10;
+constexpr uint64_t kTscMaxMult = uint64_t{10} << 32;
+// A real reading this far (plus 0.1 % of the time since the last one) from what the rate
+// predicts discards the rate.
+constexpr int64_t kTscMaxMissNs = 50000;
 
 class TscMono {
  public:
@@ -42,19 +53,20 @@ class TscMono {
     const uint64_t t1 = tsc();
     const int64_t m = mono();
     const uint64_t t2 = tsc();
-    if (t2 < t1 || t2 - t1 > kTscMaxBracket) {
-      span_ticks_ = 0;  // no base to extrapolate from until a clean reading
-      return m;
-    }
+    // Preempted: the base stays, and the next call is past its span again.
+    if (t2 < t1 || t2 - t1 > kTscMaxBracket) return m;
     const uint64_t t = t1 + (t2 - t1) / 2;
-    if (!have_calibration_point_ || t <= calib_tsc_ || m < calib_ns_) {
+    // A miss also restarts the measurement: the anomaly lies between the old point and now.
+    const bool missed = mult_ != 0 && !predicted(t, m);
+    if (missed) mult_ = 0;
+    if (!have_calibration_point_ || missed || t <= calib_tsc_ || m < calib_ns_) {
       calib_tsc_ = t;
       calib_ns_ = m;
       have_calibration_point_ = true;
     } else if (m - calib_ns_ >= kTscCalibrateNs) {
-      // ns per tick in 32.32 fixed point; a span's ticks times it stay far below 2^64.
-      mult_ = static_cast<uint64_t>(
-          (static_cast<unsigned __int128>(m - calib_ns_) << 32) / (t - calib_tsc_));
+      const unsigned __int128 mult =
+          (static_cast<unsigned __int128>(m - calib_ns_) << 32) / (t - calib_tsc_);
+      mult_ = mult >= kTscMinMult && mult <= kTscMaxMult ? static_cast<uint64_t>(mult) : 0;
       calib_tsc_ = t;
       calib_ns_ = m;
     }
@@ -64,6 +76,16 @@ class TscMono {
                              : static_cast<uint64_t>(
                                    (static_cast<unsigned __int128>(kTscSpanNs) << 32) / mult_);
     return m;
+  }
+
+  // Whether the real reading (t, m) is where the rate puts it, from the base.
+  bool predicted(uint64_t t, int64_t m) const noexcept {
+    if (t < base_tsc_ || m < base_ns_) return false;
+    const unsigned __int128 ns = static_cast<unsigned __int128>(t - base_tsc_) * mult_ >> 32;
+    const int64_t elapsed = m - base_ns_;
+    const int64_t tolerance = kTscMaxMissNs + elapsed / 1000;
+    if (ns > static_cast<unsigned __int128>(elapsed + tolerance)) return false;
+    return static_cast<int64_t>(ns) >= elapsed - tolerance;
   }
 
   uint64_t base_tsc_ = 0;

@@ -124,7 +124,8 @@ void extend_reservation(uint64_t needed_unix_ms) {
     r.reserved_unix_ms.store(target, std::memory_order_release);
     r.writes.fetch_add(1, std::memory_order_relaxed);
     const uint64_t after = clock_now_unix_ms(state.clock);
-    r.last_write_ms.store(after - now, std::memory_order_relaxed);
+    // (One backend's readings may step back by microseconds: see tsc_clock.hpp.)
+    r.last_write_ms.store(after > now ? after - now : 0, std::memory_order_relaxed);
   }
   LWLockRelease(reservation_lock);
 }

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <memory>
 #include <set>
 #include <thread>
@@ -419,26 +420,110 @@ TEST(TscMono, PreemptedReadingIsNotExtrapolatedFrom) {
   EXPECT_EQ(f.real_reads, reads + 1);
 }
 
-// Whatever the measured rate (here the clock jumped 10 minutes while it was measured), an
-// extrapolated time is never below the last real reading nor more than a span past it.
+// A clock that jumps 10 minutes while the rate is measured gives a rate outside any
+// counter's, which is not used.
+TEST(TscMono, ImpossibleRateIsNotUsed) {
+  TscMono c;
+  FakeTsc f;
+  f.now(c);
+  f.advance(kMs);
+  f.mono += 10 * kMinute;
+  EXPECT_EQ(f.now(c), f.mono);
+  EXPECT_FALSE(c.calibrated());
+}
+
+// Whatever the measured rate (here the clock ran 1 ms ahead while it was measured, so the
+// rate is twice the true one), an extrapolated time is never below the last real reading
+// nor more than a span past it.
 TEST(TscMono, ExtrapolationStaysWithinOneSpanOfTheRealReading) {
   TscMono c;
   FakeTsc f;
   f.now(c);
   f.advance(kMs);
-  f.mono += 10 * kMinute;  // the clock jumps; the counter does not
+  f.mono += kMs;  // the clock jumps; the counter does not
   const int64_t base = f.now(c);
   ASSERT_TRUE(c.calibrated());
   const int reads = f.real_reads;
   int64_t last = base;
+  int extrapolated = 0;
   for (int i = 0; i < 100; ++i) {
-    f.tsc += 1;
+    f.tsc += 100000;
     const int64_t t = f.now(c);
     if (f.real_reads > reads) break;
     ASSERT_GE(t, last);
     ASSERT_LE(t, base + kTscSpanNs);
     last = t;
+    ++extrapolated;
   }
+  EXPECT_GE(extrapolated, 10);
+  EXPECT_GT(last, base + kTscSpanNs / 2);
+}
+
+// The counter jumps an hour ahead of the clock (a hypervisor moved it, or the kernel gave up
+// on it): the next real reading misses the prediction, the rate is discarded and measured
+// again, and no reading is ever more than a span away from the clock.
+TEST(TscMono, CounterJumpDiscardsTheRate) {
+  TscMono c;
+  FakeTsc f;
+  for (int i = 0; i < 30; ++i) {
+    f.advance(100000);
+    f.now(c);
+  }
+  ASSERT_TRUE(c.calibrated());
+  f.tsc += 3600ull * 1000000000 * 3;
+  bool discarded = false;
+  for (int i = 0; i < 100; ++i) {
+    f.advance(100000);
+    const int64_t t = f.now(c);
+    ASSERT_LE(std::llabs(t - f.mono), kTscSpanNs) << i;
+    discarded = discarded || !c.calibrated();
+  }
+  EXPECT_TRUE(discarded);
+  EXPECT_TRUE(c.calibrated());  // measured again since
+  f.advance(100000);
+  EXPECT_NEAR(static_cast<double>(f.now(c)), static_cast<double>(f.mono), 1000.0);
+}
+
+// The counter ran 1 ms ahead while the first rate was measured, so the rate is half the
+// true one: the first real reading after it misses and discards it; readings stay within
+// a span of the clock, and the rate measured next is right.
+TEST(TscMono, WrongFirstRateIsCaughtAtTheNextRealReading) {
+  TscMono c;
+  FakeTsc f;
+  f.now(c);
+  f.advance(kMs);
+  f.tsc += 3 * kMs;  // 1 ms of extra ticks
+  f.now(c);
+  ASSERT_TRUE(c.calibrated());
+  bool discarded = false;
+  for (int i = 0; i < 200; ++i) {
+    f.advance(50000);
+    const int64_t t = f.now(c);
+    ASSERT_LE(std::llabs(t - f.mono), kTscSpanNs) << i;
+    discarded = discarded || !c.calibrated();
+  }
+  EXPECT_TRUE(discarded);
+  for (int i = 0; i < 100; ++i) {
+    f.advance(50000);
+    ASSERT_NEAR(static_cast<double>(f.now(c)), static_cast<double>(f.mono), 1000.0) << i;
+  }
+}
+
+// A counter that restarts from below the measurement's start (a reset) while the clock
+// moves on neither divides by zero nor measures a rate from the wrapped difference.
+TEST(TscMono, CounterResetRestartsTheMeasurement) {
+  TscMono c;
+  FakeTsc f;
+  f.now(c);
+  f.advance(2 * kMs);
+  f.tsc = 500;  // below the first reading's counter
+  EXPECT_EQ(f.now(c), f.mono);
+  EXPECT_FALSE(c.calibrated());
+  f.advance(kMs);
+  EXPECT_EQ(f.now(c), f.mono);
+  EXPECT_TRUE(c.calibrated());
+  f.advance(1000);
+  EXPECT_NEAR(static_cast<double>(f.now(c)), static_cast<double>(f.mono), 1.0);
 }
 
 // The clock is slewed by 500 ppm against the counter, and read every 100 ns for 10 ms:

@@ -1,10 +1,13 @@
-// The cost of the random bits behind uuidv7() and ulid(): each ChaCha20 kernel this CPU
-// runs, best of 15 runs of 100,000 batches, interleaved. Prints a Markdown table.
+// What one ID costs inside the core, outside the server: the random bits behind uuidv7()
+// and ulid() (each ChaCha20 kernel this CPU runs) and the clock reading behind every ID.
+// Best of 15 interleaved runs each. Prints two Markdown tables.
 #include "chacha.hpp"
+#include "tsc_clock.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 
 using snowflake::ChaCha20;
 
@@ -22,6 +25,48 @@ const char *name(ChaCha20::Kernel kernel) {
 }
 
 }  // namespace
+
+int64_t mono_ns() {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
+}
+
+// ns per reading of the monotonic clock: clock_gettime(), and where the CPU has a
+// time-stamp counter, the counter alone and the counter through TscMono (as IDs read it).
+void clock_costs() {
+  constexpr int kRuns = 15, kReads = 1000000;
+  struct Way {
+    const char *name;
+    int64_t (*read)();
+    double best = 1e300;
+  };
+#if defined(__x86_64__)
+  static snowflake::TscMono tsc_mono;
+  Way ways[] = {
+      {"clock_gettime(CLOCK_MONOTONIC)", [] { return mono_ns(); }},
+      {"time-stamp counter alone", [] { return static_cast<int64_t>(__builtin_ia32_rdtsc()); }},
+      {"time-stamp counter through TscMono",
+       [] { return tsc_mono.now([] { return __builtin_ia32_rdtsc(); }, mono_ns); }},
+  };
+#else
+  Way ways[] = {{"clock_gettime(CLOCK_MONOTONIC)", [] { return mono_ns(); }}};
+#endif
+  int64_t sum = 0;
+  for (int run = 0; run < kRuns; ++run) {
+    for (Way &way : ways) {
+      const auto start = std::chrono::steady_clock::now();
+      for (int i = 0; i < kReads; ++i) sum += way.read();
+      const std::chrono::duration<double, std::nano> took =
+          std::chrono::steady_clock::now() - start;
+      way.best = std::min(way.best, took.count() / kReads);
+    }
+  }
+  observed = static_cast<uint32_t>(sum);
+  std::printf("\n| clock reading | ns | × clock_gettime |\n|---|---:|---:|\n");
+  for (const Way &way : ways)
+    std::printf("| %s | %.1f | %.2f |\n", way.name, way.best, way.best / ways[0].best);
+}
 
 int main() {
   constexpr int kRuns = 15, kBatches = 100000;
@@ -56,5 +101,6 @@ int main() {
                 ns / best[0]);
   }
   observed = sink;
+  clock_costs();
   return 0;
 }
