@@ -205,20 +205,55 @@ TEST(UlidGenerator, ThreadsNeverCollideAndEachSeesIncreasingValues) {
   EXPECT_EQ(all.size(), size_t{kThreads} * kPer);
 }
 
-TEST(ChaCha20, Rfc8439KeystreamVector) {
-  // RFC 8439 appendix A.1, test vector 1: all-zero key and nonce, block counter 0.
-  const uint8_t key[32] = {}, nonce[12] = {};
-  const uint8_t expected[64] = {
-      0x76, 0xb8, 0xe0, 0xad, 0xa0, 0xf1, 0x3d, 0x90, 0x40, 0x5d, 0x6a, 0xe5, 0x53,
-      0x86, 0xbd, 0x28, 0xbd, 0xd2, 0x19, 0xb8, 0xa0, 0x8d, 0xed, 0x1a, 0xa8, 0x36,
-      0xef, 0xcc, 0x8b, 0x77, 0x0d, 0xc7, 0xda, 0x41, 0x59, 0x7c, 0x51, 0x57, 0x48,
-      0x8d, 0x77, 0x24, 0xe0, 0x3f, 0xb8, 0xd8, 0x4a, 0x37, 0x6a, 0x43, 0xb8, 0xf4,
-      0x15, 0x18, 0xa1, 0x1c, 0xc3, 0x87, 0xb6, 0x69, 0xb2, 0xee, 0x65, 0x86};
-  ChaCha20 c;
-  c.init(key, nonce, 0);
-  uint8_t out[64];
-  c.block(out);
-  EXPECT_EQ(std::memcmp(out, expected, 64), 0);
+// Little-endian words of a serialized block.
+static uint32_t le_word(const uint8_t *p) {
+  return uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 | uint32_t{p[3]} << 24;
+}
+
+struct Rfc8439Block {
+  uint8_t key[32];
+  uint8_t nonce[12];
+  uint32_t counter;
+  uint8_t expected[64];
+};
+
+// RFC 8439 appendix A.1 test vector 1 (all zero, counter 0) and section 2.3.2 (key 00 .. 1f,
+// nonce 00 00 00 09 00 00 00 4a 00 00 00 00, counter 1).
+const Rfc8439Block kRfc8439Blocks[] = {
+    {{}, {}, 0, {0x76, 0xb8, 0xe0, 0xad, 0xa0, 0xf1, 0x3d, 0x90, 0x40, 0x5d, 0x6a, 0xe5, 0x53,
+                 0x86, 0xbd, 0x28, 0xbd, 0xd2, 0x19, 0xb8, 0xa0, 0x8d, 0xed, 0x1a, 0xa8, 0x36,
+                 0xef, 0xcc, 0x8b, 0x77, 0x0d, 0xc7, 0xda, 0x41, 0x59, 0x7c, 0x51, 0x57, 0x48,
+                 0x8d, 0x77, 0x24, 0xe0, 0x3f, 0xb8, 0xd8, 0x4a, 0x37, 0x6a, 0x43, 0xb8, 0xf4,
+                 0x15, 0x18, 0xa1, 0x1c, 0xc3, 0x87, 0xb6, 0x69, 0xb2, 0xee, 0x65, 0x86}},
+    {{0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15,
+      16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31},
+     {0, 0, 0, 0x09, 0, 0, 0, 0x4a, 0, 0, 0, 0},
+     1,
+     {0x10, 0xf1, 0xe7, 0xe4, 0xd1, 0x3b, 0x59, 0x15, 0x50, 0x0f, 0xdd, 0x1f, 0xa3,
+      0x20, 0x71, 0xc4, 0xc7, 0xd1, 0xf4, 0xc7, 0x33, 0xc0, 0x68, 0x03, 0x04, 0x22,
+      0xaa, 0x9a, 0xc3, 0xd4, 0x6c, 0x4e, 0xd2, 0x82, 0x64, 0x46, 0x07, 0x9f, 0xaa,
+      0x09, 0x14, 0xc2, 0xd7, 0x05, 0xd9, 0x8b, 0x02, 0xa2, 0xb5, 0x12, 0x9c, 0xd1,
+      0xde, 0x16, 0x4e, 0xb9, 0xcb, 0xd0, 0x83, 0xe8, 0xa2, 0x50, 0x3c, 0x4e}},
+};
+
+TEST(ChaCha20, Rfc8439VectorsInTheReferenceAndEveryKernel) {
+  for (const Rfc8439Block &v : kRfc8439Blocks) {
+    ChaCha20 c;
+    c.init(v.key, v.nonce, v.counter);
+    uint8_t out[64];
+    c.block(out);
+    EXPECT_EQ(std::memcmp(out, v.expected, 64), 0) << "counter " << v.counter;
+    for (const ChaCha20::Kernel kernel : ChaCha20::kKernels) {
+      if (!ChaCha20::runs_here(kernel)) continue;
+      ChaCha20 k;
+      k.init(v.key, v.nonce, v.counter);
+      uint32_t got[16][ChaCha20::kBatchBlocks];
+      k.batch(got, kernel);
+      for (int w = 0; w < 16; ++w)
+        ASSERT_EQ(got[w][0], le_word(v.expected + 4 * w))
+            << "kernel " << static_cast<int>(kernel) << " word " << w;
+    }
+  }
 }
 
 // Block b of a batch as the reference computes it, as host-order words.
@@ -226,42 +261,8 @@ static std::vector<uint32_t> reference_words(ChaCha20 &c) {
   uint8_t bytes[ChaCha20::kBlockBytes];
   c.block(bytes);
   std::vector<uint32_t> words(16);
-  for (int w = 0; w < 16; ++w)
-    words[w] = uint32_t{bytes[4 * w]} | uint32_t{bytes[4 * w + 1]} << 8 |
-               uint32_t{bytes[4 * w + 2]} << 16 | uint32_t{bytes[4 * w + 3]} << 24;
+  for (int w = 0; w < 16; ++w) words[w] = le_word(bytes + 4 * w);
   return words;
-}
-
-TEST(ChaCha20, Rfc8439BlockFunctionVectorInEveryKernel) {
-  // RFC 8439 section 2.3.2: key 00 01 .. 1f, nonce 00 00 00 09 00 00 00 4a 00 00 00 00,
-  // block counter 1.
-  uint8_t key[32];
-  for (int i = 0; i < 32; ++i) key[i] = static_cast<uint8_t>(i);
-  const uint8_t nonce[12] = {0, 0, 0, 0x09, 0, 0, 0, 0x4a, 0, 0, 0, 0};
-  const uint8_t expected[64] = {
-      0x10, 0xf1, 0xe7, 0xe4, 0xd1, 0x3b, 0x59, 0x15, 0x50, 0x0f, 0xdd, 0x1f, 0xa3,
-      0x20, 0x71, 0xc4, 0xc7, 0xd1, 0xf4, 0xc7, 0x33, 0xc0, 0x68, 0x03, 0x04, 0x22,
-      0xaa, 0x9a, 0xc3, 0xd4, 0x6c, 0x4e, 0xd2, 0x82, 0x64, 0x46, 0x07, 0x9f, 0xaa,
-      0x09, 0x14, 0xc2, 0xd7, 0x05, 0xd9, 0x8b, 0x02, 0xa2, 0xb5, 0x12, 0x9c, 0xd1,
-      0xde, 0x16, 0x4e, 0xb9, 0xcb, 0xd0, 0x83, 0xe8, 0xa2, 0x50, 0x3c, 0x4e};
-  ChaCha20 c;
-  c.init(key, nonce, 1);
-  uint8_t out[64];
-  c.block(out);
-  EXPECT_EQ(std::memcmp(out, expected, 64), 0);
-  for (const ChaCha20::Kernel kernel : ChaCha20::kKernels) {
-    if (!ChaCha20::runs_here(kernel)) continue;
-    ChaCha20 k;
-    k.init(key, nonce, 1);
-    uint32_t got[16][ChaCha20::kBatchBlocks];
-    k.batch(got, kernel);
-    for (int w = 0; w < 16; ++w) {
-      const uint32_t want = uint32_t{expected[4 * w]} | uint32_t{expected[4 * w + 1]} << 8 |
-                            uint32_t{expected[4 * w + 2]} << 16 |
-                            uint32_t{expected[4 * w + 3]} << 24;
-      ASSERT_EQ(got[w][0], want) << "kernel " << static_cast<int>(kernel) << " word " << w;
-    }
-  }
 }
 
 TEST(ChaCha20, EveryKernelGivesTheReferenceBlocks) {
