@@ -49,8 +49,7 @@ CREATE SEQUENCE bench_seq;
 # name, expression, note, share of --rows
 GENERATORS = [
     ("floor", "1", "the executor alone", 1),
-    ("clock_timestamp()", "clock_timestamp()", "one clock reading: the least an ID that holds "
-     "its time can cost", 1),
+    ("clock_timestamp()", "clock_timestamp()", "a call that reads clock_gettime()", 1),
     ("snowflake()", "snowflake()", "this extension", 1),
     ("uuidv7()", "uuidv7()", "this extension", 1),
     ("ulid()", "ulid()", "this extension", 1),
