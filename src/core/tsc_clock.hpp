@@ -58,7 +58,7 @@ class TscMono {
     const uint64_t t = t1 + (t2 - t1) / 2;
     // A miss also restarts the measurement: the anomaly lies between the old point and now.
     const bool missed = mult_ != 0 && !predicted(t, m);
-    if (missed) mult_ = 0;
+    if (missed) set_rate(0);
     if (!have_calibration_point_ || missed || t <= calib_tsc_ || m < calib_ns_) {
       calib_tsc_ = t;
       calib_ns_ = m;
@@ -66,16 +66,21 @@ class TscMono {
     } else if (m - calib_ns_ >= kTscCalibrateNs) {
       const unsigned __int128 mult =
           (static_cast<unsigned __int128>(m - calib_ns_) << 32) / (t - calib_tsc_);
-      mult_ = mult >= kTscMinMult && mult <= kTscMaxMult ? static_cast<uint64_t>(mult) : 0;
+      set_rate(mult >= kTscMinMult && mult <= kTscMaxMult ? static_cast<uint64_t>(mult) : 0);
       calib_tsc_ = t;
       calib_ns_ = m;
     }
     base_tsc_ = t;
     base_ns_ = m;
-    span_ticks_ = mult_ == 0 ? 0
-                             : static_cast<uint64_t>(
-                                   (static_cast<unsigned __int128>(kTscSpanNs) << 32) / mult_);
     return m;
+  }
+
+  // The rate (0: none) and the span it allows, together.
+  void set_rate(uint64_t mult) noexcept {
+    mult_ = mult;
+    span_ticks_ =
+        mult == 0 ? 0
+                  : static_cast<uint64_t>((static_cast<unsigned __int128>(kTscSpanNs) << 32) / mult);
   }
 
   // Whether the real reading (t, m) is where the rate puts it, from the base.
@@ -94,7 +99,7 @@ class TscMono {
   int64_t calib_ns_ = 0;
   bool have_calibration_point_ = false;
   uint64_t mult_ = 0;        // ns per tick << 32; 0 until calibrated
-  uint64_t span_ticks_ = 0;  // ticks past the base that may be extrapolated; 0: none
+  uint64_t span_ticks_ = 0;  // ticks past the base that may be extrapolated (set_rate)
 };
 
 }  // namespace snowflake

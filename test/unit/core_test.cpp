@@ -355,6 +355,18 @@ struct FakeTsc {
                    return mono;
                  });
   }
+  // Reads every step_ns, steps times, each reading within a span of the clock; whether the
+  // rate was discarded on the way.
+  bool run_within_a_span(TscMono &c, int steps, int64_t step_ns) {
+    bool discarded = false;
+    for (int i = 0; i < steps; ++i) {
+      advance(step_ns);
+      const int64_t t = now(c);
+      EXPECT_LE(std::llabs(t - mono), kTscSpanNs) << i;
+      discarded = discarded || !c.calibrated();
+    }
+    return discarded;
+  }
 };
 
 // Real readings until the rate is measured over 1 ms, then none within the span.
@@ -471,14 +483,7 @@ TEST(TscMono, CounterJumpDiscardsTheRate) {
   }
   ASSERT_TRUE(c.calibrated());
   f.tsc += 3600ull * 1000000000 * 3;
-  bool discarded = false;
-  for (int i = 0; i < 100; ++i) {
-    f.advance(100000);
-    const int64_t t = f.now(c);
-    ASSERT_LE(std::llabs(t - f.mono), kTscSpanNs) << i;
-    discarded = discarded || !c.calibrated();
-  }
-  EXPECT_TRUE(discarded);
+  EXPECT_TRUE(f.run_within_a_span(c, 100, 100000));
   EXPECT_TRUE(c.calibrated());  // measured again since
   f.advance(100000);
   EXPECT_NEAR(static_cast<double>(f.now(c)), static_cast<double>(f.mono), 1000.0);
@@ -495,14 +500,7 @@ TEST(TscMono, WrongFirstRateIsCaughtAtTheNextRealReading) {
   f.tsc += 3 * kMs;  // 1 ms of extra ticks
   f.now(c);
   ASSERT_TRUE(c.calibrated());
-  bool discarded = false;
-  for (int i = 0; i < 200; ++i) {
-    f.advance(50000);
-    const int64_t t = f.now(c);
-    ASSERT_LE(std::llabs(t - f.mono), kTscSpanNs) << i;
-    discarded = discarded || !c.calibrated();
-  }
-  EXPECT_TRUE(discarded);
+  EXPECT_TRUE(f.run_within_a_span(c, 200, 50000));
   for (int i = 0; i < 100; ++i) {
     f.advance(50000);
     ASSERT_NEAR(static_cast<double>(f.now(c)), static_cast<double>(f.mono), 1000.0) << i;
