@@ -6,13 +6,20 @@ CORE_OBJS = src/core/clock.o src/core/chacha.o src/core/id128.o src/core/ulid_co
 OBJS = $(CORE_OBJS) src/glue/module.o src/glue/clock_glue.o src/glue/snowflake_fn.o \
 	src/glue/uuidv7_fn.o src/glue/ulid_type.o src/glue/reservation.o src/glue/status.o
 
+# The install script is built from sql/snowflake.sql; only upgrade scripts are installed
+# beside it, never a full script left over from an earlier version.
 DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql
-DATA = $(filter-out $(DATA_built),$(wildcard sql/$(EXTENSION)--*.sql))
+DATA = $(wildcard sql/$(EXTENSION)--*--*.sql)
 
 TESTS = $(filter-out sql/$(EXTENSION).sql sql/$(EXTENSION)--%,$(wildcard sql/*.sql))
 REGRESS = $(patsubst sql/%.sql,%,$(TESTS))
 REGRESS_OPTS = --temp-config=test/preload.conf --temp-instance=tmp_check_regress \
 	--load-extension=$(EXTENSION)
+
+# TAP tests (test/t/), PGXS's own runner: `make installcheck` runs them after pg_regress,
+# `make prove_installcheck` alone; PROVE_TESTS=test/t/005_durability.pl picks some.
+TAP_TESTS = 1
+PROVE_TESTS ?= $(wildcard test/t/*.pl)
 
 PG_CONFIG ?= pg_config
 
@@ -21,6 +28,8 @@ PG_CXXFLAGS += -std=c++17 -Wall -Wextra -Werror -fno-strict-aliasing
 # Export only what the server looks up (PGDLLEXPORT, see src/glue/glue.hpp).
 PG_CXXFLAGS += -fvisibility=hidden
 PG_CPPFLAGS += -isystem $(shell $(PG_CONFIG) --includedir-server)
+PG_CPPFLAGS += -DSNOWFLAKE_VERSION='"$(EXTVERSION)"'
+
 SHLIB_LINK += -lstdc++
 # The server's bitcode rule drops PG_CXXFLAGS; JIT inlining of this module is not needed.
 override with_llvm = no
@@ -34,11 +43,16 @@ include $(PGXS)
 $(OBJS): $(wildcard src/core/*.hpp src/glue/*.hpp)
 
 # The AVX-512VL ChaCha20 kernel must keep to 256-bit registers: 512-bit ones can lower the
-# clock of a whole core on older Xeons. GCC 12+ needs three flags for that, clang one; with
-# another compiler the kernel is left out and AVX2 is the fastest.
+# clock of a whole core on older Xeons. GCC 12 to 15 need three flags for that, GCC 16 two
+# (it deprecates -mstore-max, which -mmove-max now covers), clang one; with another
+# compiler the kernel is left out and AVX2 is the fastest. (A flag is taken only if the
+# compiler accepts it without a word: a deprecation is a warning, which -Werror misses.)
+accepts_silently = $(shell out=$$($(CXX) $(1) -E -x c++ /dev/null 2>&1 >/dev/null) && [ -z "$$out" ] && echo y)
 ifneq ($(findstring x86_64,$(shell $(CXX) -dumpmachine)),)
-ifeq ($(shell $(CXX) -mmove-max=256 -mstore-max=256 -E -x c++ /dev/null >/dev/null 2>&1 && echo y),y)
+ifeq ($(call accepts_silently,-mmove-max=256 -mstore-max=256),y)
 CHACHA_FLAGS := -mprefer-vector-width=256 -mmove-max=256 -mstore-max=256 -DSNOWFLAKE_AVX512VL_KERNEL
+else ifeq ($(call accepts_silently,-mmove-max=256),y)
+CHACHA_FLAGS := -mprefer-vector-width=256 -mmove-max=256 -DSNOWFLAKE_AVX512VL_KERNEL
 else ifneq ($(findstring clang,$(shell $(CXX) --version)),)
 CHACHA_FLAGS := -mprefer-vector-width=256 -DSNOWFLAKE_AVX512VL_KERNEL
 endif
@@ -76,12 +90,8 @@ fuzzcheck: test/fuzz/fuzz_core
 	test/fuzz/fuzz_core -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
 		test/fuzz/corpus test/fuzz/seeds
 
-# TAP tests: each starts its own servers (PostgreSQL::Test::Cluster).
-tapcheck:
-	rm -rf tmp_check && mkdir -p tmp_check
-	cd test && TESTDIR='$(CURDIR)' PATH="$(bindir):$$PATH" PGPORT='6$(DEF_PGPORT)' \
-		PG_REGRESS='$(top_builddir)/src/test/regress/pg_regress' \
-		$(PROVE) -I $(top_srcdir)/src/test/perl/ -I . $(PROVE_FLAGS) \
-		$(if $(PROVE_TESTS),$(PROVE_TESTS),t/*.pl)
+# The TAP tests alone: each starts its own servers (PostgreSQL::Test::Cluster).
+prove_installcheck:
+	$(prove_installcheck)
 
-.PHONY: unitcheck tapcheck fuzzcheck
+.PHONY: unitcheck prove_installcheck fuzzcheck

@@ -7,7 +7,8 @@
    the median of each run's ratio to the floor run just before it. The slowest run N/10 rows.
 2. Text round trip: ulid values to text and back, beside the same for uuid.
 3. Bulk insert as primary key: --insert-rows rows in batches of --insert-batch into a table
-   whose key is bigserial, uuid v4, uuidv7(), ulid() or snowflake(); after every batch the
+   whose key is bigserial, uuid v4, snowflake_uuidv7(), ulid() or snowflake() (and on
+   PostgreSQL 18 and later core's uuidv7(), in every section); after every batch the
    elapsed time and the sizes of table and index, so that rate and size can be plotted
    against the row count. Each kind runs --insert-runs times (interleaved); the best
    (fastest) run is reported.
@@ -51,7 +52,7 @@ GENERATORS = [
     ("floor", "1", "the executor alone", 1),
     ("clock_timestamp()", "clock_timestamp()", "a call that reads clock_gettime()", 1),
     ("snowflake()", "snowflake()", "this extension", 1),
-    ("uuidv7()", "uuidv7()", "this extension", 1),
+    ("snowflake_uuidv7()", "snowflake_uuidv7()", "this extension", 1),
     ("ulid()", "ulid()", "this extension", 1),
     ("nextval('s')", "nextval('bench_seq')", "a sequence", 1),
     ("gen_random_uuid()", "gen_random_uuid()", "UUID v4", 0.1),
@@ -62,7 +63,7 @@ GENERATORS = [
 INSERT_KINDS = [
     ("bigserial", "bigserial"),
     ("snowflake()", "bigint DEFAULT snowflake()"),
-    ("uuidv7()", "uuid DEFAULT uuidv7()"),
+    ("snowflake_uuidv7()", "uuid DEFAULT snowflake_uuidv7()"),
     ("ulid()", "ulid DEFAULT ulid()"),
     ("uuid v4", "uuid DEFAULT gen_random_uuid()"),
 ]
@@ -71,12 +72,22 @@ INSERT_KINDS = [
 CONC_KINDS = [
     ("snowflake(), one shard", "snowflake(4000)"),
     ("snowflake(), shard per client", "snowflake(5000 + :client_id)"),
-    ("uuidv7()", "uuidv7()"),
+    ("snowflake_uuidv7()", "snowflake_uuidv7()"),
     ("ulid()", "ulid()"),
     ("nextval()", "nextval('bench_seq')"),
     ("gen_random_uuid()", "gen_random_uuid()"),
 ]
 CLIENTS = [1, 2, 4, 8, 16]
+
+
+def add_core_uuidv7():
+    """PostgreSQL 18 and later have their own uuidv7(): measured beside ours."""
+    def after(table, name, row):
+        table.insert([r[0] for r in table].index(name) + 1, row)
+    after(GENERATORS, "snowflake_uuidv7()",
+          ("pg_catalog.uuidv7()", "pg_catalog.uuidv7()", "PostgreSQL's own, per backend", 1))
+    after(INSERT_KINDS, "snowflake_uuidv7()", ("pg_catalog.uuidv7()", "uuid DEFAULT pg_catalog.uuidv7()"))
+    after(CONC_KINDS, "snowflake_uuidv7()", ("pg_catalog.uuidv7()", "pg_catalog.uuidv7()"))
 
 
 def timed(cur, sql):
@@ -334,6 +345,9 @@ def main():
         cur.execute(f.read())
     cur.execute("SHOW server_version")
     version = cur.fetchone()[0]
+    cur.execute("SHOW server_version_num")
+    if int(cur.fetchone()[0]) >= 180000:
+        add_core_uuidv7()
     started = time.time()
 
     md = []
@@ -348,8 +362,14 @@ def main():
                   "ns per ID is the best run; × floor is the best run over the floor's best run; "
                   "the median is that of each run's ratio to the floor measured just before it.\n")
         md.append("| f | ns per ID | × floor | median × floor | what |\n|---|---:|---:|---:|---|")
-        for name, ns, ratio, median, note in generation(cur, a.rows, a.runs):
+        gen = generation(cur, a.rows, a.runs)
+        for name, ns, ratio, median, note in gen:
             md.append(f"| {name} | {ns:.1f} | {ratio:.2f} | {median:.2f} | {note} |")
+        # For bench/versions.sh, which sets the majors side by side.
+        with open(os.path.join(a.out, "generation.tsv"), "w") as f:
+            f.write(f"# PostgreSQL {version}\n")
+            f.writelines(f"{name}\t{ns:.1f}\t{ratio:.2f}\t{median:.2f}\n"
+                         for name, ns, ratio, median, _ in gen)
 
     if 2 in sections:
         rt = text_round_trip(cur, a.text_rows, a.runs)

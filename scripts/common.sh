@@ -75,10 +75,12 @@ prepare_work() {
 }
 
 # Copies the sources into WORK/tree (so that every file the build and the tests write belongs
-# to the unprivileged user), builds there, and installs into PostgreSQL as root.
+# to the unprivileged user), builds there, and installs into PostgreSQL as root. Another
+# installation's pg_config and a tree of its own may be given.
 build_and_install() {
-  log "building in $WORK/tree"
-  as_user mkdir -p "$WORK/tree"
+  local pg_config=${1:-$PG_CONFIG} tree=${2:-$WORK/tree}
+  log "building in $tree"
+  as_user mkdir -p "$tree"
   # Only the sources: build outputs in the checkout (ignored by git) must not come along, as
   # tar's whole-second times could make them look newer than a source edited since.
   # (safe.directory: root may build a checkout that another user owns.)
@@ -91,9 +93,9 @@ build_and_install() {
     tar -C "$ROOT" --exclude=./build --exclude=./.git --exclude='*.o' --exclude='*.so' \
       --exclude='*.bc' --exclude=./test/unit/unit_tests --exclude=./test/fuzz/fuzz_core \
       --exclude=./bench/core_costs -cf - .
-  fi | as_user tar -C "$WORK/tree" -xf -
-  as_user make -C "$WORK/tree" -s -j"$(nproc)" PG_CONFIG="$PG_CONFIG" all test/unit/unit_tests
-  as_root make -C "$WORK/tree" -s PG_CONFIG="$PG_CONFIG" install
+  fi | as_user tar -C "$tree" -xf -
+  as_user make -C "$tree" -s -j"$(nproc)" PG_CONFIG="$pg_config" all test/unit/unit_tests
+  as_root make -C "$tree" -s PG_CONFIG="$pg_config" install
 }
 
 # A free TCP port on loopback at or after $1.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds and installs the extension, starts a throwaway PostgreSQL
 # with the extension preloaded (data in build/demo, loopback and a private socket only), and
-# shows snowflake(), uuidv7() and ulid() at work. The server keeps running; the script prints how to use it.
+# shows snowflake(), snowflake_uuidv7() and ulid() at work. The server keeps running; the script prints how to use it.
 source "$(dirname "$0")/common.sh"
 
 install_packages
@@ -27,7 +27,7 @@ SELECT o.id, o.item, d.ts, d.shard, d.seq
   FROM demo_orders o, snowflake_decode(o.id) d ORDER BY o.id;
 EXPLAIN (COSTS OFF)
   SELECT * FROM demo_orders WHERE id >= snowflake_at(now() - interval '1 day');
-SELECT uuidv7() AS uuidv7, ulid() AS ulid;
+SELECT snowflake_uuidv7() AS uuidv7, ulid() AS ulid;
 SELECT kind, shard, last_ts, last_seq, reserved_until FROM snowflake_status();
 SQL
 

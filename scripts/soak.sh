@@ -3,7 +3,7 @@
 # (test/t/007_load.pl) and 10 minutes of fuzzing (test/fuzz). Same set-up as test.sh.
 source "$(dirname "$0")/common.sh"
 
-install_packages libfaketime clang libclang-rt-14-dev
+install_packages libfaketime clang libclang-rt-dev
 ensure_server_user
 prepare_work
 build_and_install
@@ -11,7 +11,7 @@ build_and_install
 status=0
 log "load: 16 clients, ${SNOWFLAKE_LOAD_SECONDS:-60} s"
 as_user env SNOWFLAKE_LOAD_SECONDS="${SNOWFLAKE_LOAD_SECONDS:-60}" \
-  make -C "$WORK/tree" -s PG_CONFIG="$PG_CONFIG" tapcheck PROVE_TESTS=t/007_load.pl || status=1
+  make -C "$WORK/tree" -s PG_CONFIG="$PG_CONFIG" prove_installcheck PROVE_TESTS=test/t/007_load.pl || status=1
 log "fuzzing: ${FUZZ_SECONDS:-600} s"
 as_user make -C "$WORK/tree" -s PG_CONFIG="$PG_CONFIG" fuzzcheck FUZZ_SECONDS="${FUZZ_SECONDS:-600}" ||
   status=1

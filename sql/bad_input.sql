@@ -1,4 +1,5 @@
 -- Every bad input gets an ERROR with a fitting SQLSTATE and changes nothing.
+-- (bad_input_1.out: PostgreSQL 17 and later print a setting's range with its unit.)
 SET timezone = 'UTC';
 CREATE FUNCTION pg_temp.try(q text) RETURNS text LANGUAGE plpgsql AS $$
 BEGIN

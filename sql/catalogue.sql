@@ -27,10 +27,10 @@ SELECT call, pg_temp.outcome('SELECT (' || call || ')::text') AS outcome FROM (V
   ('snowflake_at(''2054-11-03 19:53:47.775+00'')'),
   ('snowflake_at(''2054-11-03 19:53:47.776+00'')'),
   ('snowflake_at(''infinity'')'),
-  ('uuidv7(NULL::timestamptz)'),
-  ('uuid_version(uuidv7(''1970-01-01 00:00:00+00''))'),
-  ('uuidv7(''1969-12-31 23:59:59.999+00'')'),
-  ('uuidv7(''10889-08-02 05:31:50.656+00'')'),
+  ('uuidv7_from_time(NULL::timestamptz)'),
+  ('uuid_version(uuidv7_from_time(''1970-01-01 00:00:00+00''))'),
+  ('uuidv7_from_time(''1969-12-31 23:59:59.999+00'')'),
+  ('uuidv7_from_time(''10889-08-02 05:31:50.656+00'')'),
   ('uuidv7_at(''-infinity'')'),
   ('uuidv7_at(''10889-08-02 05:31:50.655+00'')'),
   ('uuidv7_timestamp(NULL)'),
@@ -68,7 +68,7 @@ SELECT count(*) AS functions, count(*) FILTER (WHERE p.prosecdef) AS security_de
 -- an ordinary user generates and decodes every kind, reads the status, and changes no setting
 CREATE ROLE snowflake_catalogue_user;
 SET ROLE snowflake_catalogue_user;
-SELECT snowflake_shard(snowflake()) AS shard, uuid_version(uuidv7()) AS v7,
+SELECT snowflake_shard(snowflake()) AS shard, uuid_version(snowflake_uuidv7()) AS v7,
        ulid_timestamp(ulid()) <= clock_timestamp() + interval '1 second' AS ulid_ok,
        (SELECT count(*) > 0 FROM snowflake_status()) AS status;
 SELECT name, pg_temp.outcome(format('SELECT set_config(%L, %L, false)', name, value)) AS outcome

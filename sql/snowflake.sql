@@ -29,11 +29,17 @@ CREATE FUNCTION snowflake_at(ts timestamptz) RETURNS bigint
 	AS 'MODULE_PATHNAME', 'snowflake_at' LANGUAGE C STABLE STRICT PARALLEL SAFE;
 
 -- uuidv7 (RFC 9562 version 7 on the built-in uuid type)
+-- The generator is snowflake_uuidv7() on every server version: PostgreSQL 18 and later have
+-- pg_catalog.uuidv7() and pg_catalog.uuidv7(interval), which pg_catalog's place at the head
+-- of every search path would make win over functions of ours with those names.
 
-CREATE FUNCTION uuidv7() RETURNS uuid
+CREATE FUNCTION snowflake_uuidv7() RETURNS uuid
 	AS 'MODULE_PATHNAME', 'snowflake_uuidv7' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 
-CREATE FUNCTION uuidv7(ts timestamptz) RETURNS uuid
+CREATE FUNCTION snowflake_uuidv7(shift interval) RETURNS uuid
+	AS 'MODULE_PATHNAME', 'snowflake_uuidv7_shift' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION uuidv7_from_time(ts timestamptz) RETURNS uuid
 	AS 'MODULE_PATHNAME', 'snowflake_uuidv7_at_time' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 
 CREATE FUNCTION uuidv7_timestamp(id uuid) RETURNS timestamptz

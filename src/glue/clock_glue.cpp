@@ -47,10 +47,23 @@ void raise_before_epoch(int64_t unix_ms) {
   pg_unreachable();
 }
 
+// The wait event that pg_stat_activity shows for a wait at snowflake.max_lead: on 17 and
+// later a name of its own, SnowflakeMaxLead (registered by the first backend that waits);
+// before, the generic "Extension".
+static uint32 max_lead_wait_event() {
+#ifdef SNOWFLAKE_NAMED_WAIT_EVENTS
+  static uint32 event = 0;
+  if (event == 0) event = WaitEventExtensionNew("SnowflakeMaxLead");
+  return event;
+#else
+  return PG_WAIT_EXTENSION;
+#endif
+}
+
 void wait_for_clock(uint64_t ms) {
   const long timeout = ms > 1000 ? 1000 : static_cast<long>(ms);
   (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, timeout,
-                  PG_WAIT_EXTENSION);
+                  max_lead_wait_event());
   ResetLatch(MyLatch);
   CHECK_FOR_INTERRUPTS();
 }

@@ -22,6 +22,8 @@
 extern "C" {
 #include "postgres.h"
 
+#include "pg_compat.hpp"
+
 #include "fmgr.h"
 #include "miscadmin.h"
 #include "storage/lwlock.h"

@@ -12,7 +12,7 @@ extern "C" {
 #include "storage/shmem.h"
 #include "utils/guc.h"
 
-PG_MODULE_MAGIC;
+SNOWFLAKE_MODULE_MAGIC;
 
 PGDLLEXPORT void _PG_init(void);
 }
@@ -58,15 +58,11 @@ void assign_epoch(const char *newval, void *) {
   if (parse_epoch(newval, &v)) epoch_ms = v;
 }
 
-#if PG_VERSION_NUM >= 150000
 shmem_request_hook_type prev_shmem_request_hook = nullptr;
-#endif
 shmem_startup_hook_type prev_shmem_startup_hook = nullptr;
 
 void request_shmem() {
-#if PG_VERSION_NUM >= 150000
   if (prev_shmem_request_hook) prev_shmem_request_hook();
-#endif
   RequestAddinShmemSpace(sizeof(SharedState));
   RequestNamedLWLockTranche("snowflake", 1);
 }
@@ -151,12 +147,8 @@ extern "C" void _PG_init(void) {
   define_settings();
   detect_tsc();
   if (!process_shared_preload_libraries_in_progress) return;
-#if PG_VERSION_NUM >= 150000
   prev_shmem_request_hook = shmem_request_hook;
   shmem_request_hook = request_shmem;
-#else
-  request_shmem();
-#endif
   prev_shmem_startup_hook = shmem_startup_hook;
   shmem_startup_hook = startup_shmem;
 }

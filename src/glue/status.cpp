@@ -47,11 +47,7 @@ void put_row(ReturnSetInfo *rsinfo, const SharedState &state, const Row &row, ui
 
 SNOWFLAKE_FUNCTION(snowflake_status) {
   SharedState &state = require_shared();
-#if PG_VERSION_NUM < 150001
-  SetSingleFuncCall(fcinfo, 0);  // the name of InitMaterializedSRF in 15.0
-#else
   InitMaterializedSRF(fcinfo, 0);
-#endif
   ReturnSetInfo *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
   const uint64_t now_ms = clock_now_unix_ms(state.clock);
 

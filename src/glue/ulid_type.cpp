@@ -68,16 +68,10 @@ SNOWFLAKE_FUNCTION(ulid_in) {
   uint8_t bytes[16];
   const UlidParse p = ulid_decode(text, std::strlen(text), bytes);
   if (unlikely(p != UlidParse::kOk)) {
-#if PG_VERSION_NUM >= 160000
-    ereturn(fcinfo->context, (Datum)0,
-            (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-             errmsg("invalid input syntax for type %s: \"%s\"", "ulid", text),
-             errdetail("%s", parse_problem(p))));
-#else
-    ereport(ERROR, (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-                    errmsg("invalid input syntax for type %s: \"%s\"", "ulid", text),
-                    errdetail("%s", parse_problem(p))));
-#endif
+    SNOWFLAKE_ERETURN(fcinfo->context, (Datum)0,
+                      (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+                       errmsg("invalid input syntax for type %s: \"%s\"", "ulid", text),
+                       errdetail("%s", parse_problem(p))));
   }
   return ulid_datum(bytes);
 }

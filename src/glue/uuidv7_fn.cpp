@@ -4,6 +4,7 @@
 #include "../core/id128.hpp"
 
 extern "C" {
+#include "utils/fmgrprotos.h"
 #include "utils/uuid.h"
 }
 
@@ -39,6 +40,23 @@ SNOWFLAKE_FUNCTION(snowflake_uuidv7) {
 
 SNOWFLAKE_FUNCTION(snowflake_uuidv7_at_time) {
   const uint64_t ms = timestamptz_to_unix_ms48(PG_GETARG_TIMESTAMPTZ(0));
+  const uint64_t rand_a = random_u64();
+  uint8_t bytes[16];
+  uuidv7_compose(bytes, ms, static_cast<uint32_t>(rand_a), random_u64());
+  return uuid_datum(bytes);
+}
+
+// Like core's uuidv7(interval) (PostgreSQL 18): the IDs' clock shifted by an interval, with
+// months and days counted in the session's time zone as timestamptz + interval does. A shifted
+// value is random below the millisecond and leaves the server-wide stream alone, so that
+// a value far ahead cannot hold back the values of everyone else.
+SNOWFLAKE_FUNCTION(snowflake_uuidv7_shift) {
+  const Sources128 src = sources128();
+  const TimestampTz now =
+      unix_ms_to_timestamptz(static_cast<int64_t>(clock_now_unix_ms(src.clock)));
+  const TimestampTz shifted = DatumGetTimestampTz(
+      DirectFunctionCall2(timestamptz_pl_interval, TimestampTzGetDatum(now), PG_GETARG_DATUM(0)));
+  const uint64_t ms = timestamptz_to_unix_ms48(shifted);
   const uint64_t rand_a = random_u64();
   uint8_t bytes[16];
   uuidv7_compose(bytes, ms, static_cast<uint32_t>(rand_a), random_u64());

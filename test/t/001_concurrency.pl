@@ -1,7 +1,7 @@
 # 8 concurrent clients (pgbench) insert 1,000,000 IDs of one shard, then the same over two
 # shards: zero duplicates, and each client's IDs strictly increasing in issue order.
 use strict;
-use warnings;
+use warnings FATAL => 'all';
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
@@ -86,6 +86,17 @@ is( $node->safe_psql(
 		'SELECT count(*) FROM (SELECT id, lag(id) OVER (ORDER BY n) AS prev FROM ids) s WHERE id <= prev'),
 	'0',
 	'one sequence per shard, whichever way the shard is named');
+
+# On 18 and later the module's magic block names it and its version, the control file's.
+SKIP:
+{
+	skip 'pg_get_loaded_modules() is new in PostgreSQL 18', 1 if $node->pg_version < 18;
+	my ($version) = slurp_file('snowflake.control') =~ /^default_version = '([^']+)'/m;
+	is( $node->safe_psql('postgres',
+			q{SELECT module_name || ' ' || version FROM pg_get_loaded_modules() WHERE file_name = 'snowflake.so'}),
+		"snowflake $version",
+		'the loaded module reports its name and version');
+}
 
 $node->stop;
 done_testing();

@@ -1,7 +1,7 @@
 # Without shared_preload_libraries: CREATE EXTENSION works, decoding works, and generating
 # raises an ERROR whose HINT names the setting; never a silent per-backend fallback.
 use strict;
-use warnings;
+use warnings FATAL => 'all';
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;

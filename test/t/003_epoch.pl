@@ -1,10 +1,11 @@
 # snowflake.epoch: Instagram's epoch continues a table whose IDs came from Instagram's
 # PL/pgSQL next_id() with larger IDs; an epoch in the future is an ERROR, not a wrong ID.
 use strict;
-use warnings;
+use warnings FATAL => 'all';
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use File::Basename qw(dirname);
 
 my $node = PostgreSQL::Test::Cluster->new('epoch');
 $node->init;
@@ -16,8 +17,8 @@ snowflake.shard_id = 5
 $node->start;
 
 $node->safe_psql('postgres', 'CREATE EXTENSION snowflake');
-# test/instagram_next_id.sql: Instagram's next_id() as published (prove runs in test/).
-$node->safe_psql('postgres', slurp_file('instagram_next_id.sql'));
+# test/instagram_next_id.sql: Instagram's next_id() as published.
+$node->safe_psql('postgres', slurp_file(dirname(__FILE__) . '/../instagram_next_id.sql'));
 $node->safe_psql('postgres', q{
 CREATE TABLE insta (id bigint PRIMARY KEY DEFAULT insta_next_id(), src text);
 INSERT INTO insta (src) SELECT 'next_id' FROM generate_series(1, 1000);

@@ -1,9 +1,9 @@
-# uuidv7() and ulid() under concurrency: 8 clients each insert 1,000,000 values of each kind
+# snowflake_uuidv7() and ulid() under concurrency: 8 clients each insert 1,000,000 values of each kind
 # into tables with primary keys (zero duplicates, each client's values strictly increasing);
 # two sessions taking turns see one increasing series; 1,000 fresh connections draw 1,000
 # distinct random parts; without preloading, both still work, monotonic per backend.
 use strict;
-use warnings;
+use warnings FATAL => 'all';
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
@@ -24,7 +24,7 @@ CREATE TABLE ul (client int NOT NULL, t bigint NOT NULL, g int NOT NULL, id ulid
 });
 
 # Issue order within a client: (transaction number, position in the transaction).
-foreach my $kind (['v7', 'uuidv7()'], ['ul', 'ulid()'])
+foreach my $kind (['v7', 'snowflake_uuidv7()'], ['ul', 'ulid()'])
 {
 	my ($table, $call) = @$kind;
 	$node->pgbench(
@@ -53,10 +53,10 @@ WHERE id <= prev}),
 
 is( $node->safe_psql(
 		'postgres',
-		q{SELECT count(*) FILTER (WHERE uuid_version(id) = 7) FROM (SELECT uuidv7() AS id FROM generate_series(1, 1000)) s}
+		q{SELECT count(*) FILTER (WHERE uuid_version(id) = 7) FROM (SELECT snowflake_uuidv7() AS id FROM generate_series(1, 1000)) s}
 	),
 	'1000',
-	'every uuidv7() is version 7');
+	'every snowflake_uuidv7() is version 7');
 
 # Two sessions taking turns: one series, increasing across both.
 my $s1 = $node->background_psql('postgres');
@@ -65,7 +65,7 @@ my (@v7, @ul);
 for my $i (1 .. 200)
 {
 	my $s = $i % 2 ? $s1 : $s2;
-	my ($a, $b) = split /\|/, $s->query_safe('SELECT uuidv7(), ulid()');
+	my ($a, $b) = split /\|/, $s->query_safe('SELECT snowflake_uuidv7(), ulid()');
 	push @v7, $a;
 	push @ul, $b;
 }
@@ -77,7 +77,7 @@ for my $i (1 .. $#v7)
 	$v7_ok = 0 unless $v7[$i] gt $v7[ $i - 1 ];
 	$ul_ok = 0 unless $ul[$i] gt $ul[ $i - 1 ];
 }
-ok($v7_ok, 'uuidv7(): two sessions taking turns see one increasing series');
+ok($v7_ok, 'snowflake_uuidv7(): two sessions taking turns see one increasing series');
 ok($ul_ok, 'ulid(): two sessions taking turns see one increasing series');
 
 # 1,000 fresh connections: the first random bits of each are distinct (each backend seeds its
@@ -91,7 +91,7 @@ $node->pgbench(
 	'1,000 fresh connections draw random bits',
 	{
 		'004_fresh' => q{
-INSERT INTO fresh VALUES (uuidv7(timestamptz '2001-01-01'), ulid(timestamptz '2001-01-01'));
+INSERT INTO fresh VALUES (uuidv7_from_time(timestamptz '2001-01-01'), ulid(timestamptz '2001-01-01'));
 }
 	});
 is( $node->safe_psql(
@@ -111,9 +111,9 @@ is( $plain->safe_psql(
 		'postgres', q{
 SELECT count(*) FILTER (WHERE v <= pv), count(*) FILTER (WHERE u <= pu), count(DISTINCT v), count(DISTINCT u)
   FROM (SELECT v, lag(v) OVER (ORDER BY n) pv, u, lag(u) OVER (ORDER BY n) pu
-          FROM (SELECT n, uuidv7() v, ulid() u FROM generate_series(1, 50000) n) a) b}),
+          FROM (SELECT n, snowflake_uuidv7() v, ulid() u FROM generate_series(1, 50000) n) a) b}),
 	'0|0|50000|50000',
-	'not preloaded: uuidv7() and ulid() are monotonic per backend');
+	'not preloaded: snowflake_uuidv7() and ulid() are monotonic per backend');
 $plain->stop;
 
 done_testing();

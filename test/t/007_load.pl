@@ -1,8 +1,8 @@
-# Load: 16 clients insert rows whose snowflake(), uuidv7() and ulid() keys come from column
+# Load: 16 clients insert rows whose snowflake(), snowflake_uuidv7() and ulid() keys come from column
 # defaults, for SNOWFLAKE_LOAD_SECONDS seconds (10 by default; 60 for the documented run):
 # zero duplicates, zero errors, and no warning or error in the server log.
 use strict;
-use warnings;
+use warnings FATAL => 'all';
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
@@ -22,7 +22,7 @@ $node->safe_psql('postgres', q{
 CREATE EXTENSION snowflake;
 CREATE TABLE load (
   sf bigint PRIMARY KEY DEFAULT snowflake(),
-  v7 uuid UNIQUE DEFAULT uuidv7(),
+  v7 uuid UNIQUE DEFAULT snowflake_uuidv7(),
   ul ulid UNIQUE DEFAULT ulid(),
   client int NOT NULL
 );

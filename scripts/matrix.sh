@@ -1,0 +1,206 @@
+#!/usr/bin/env bash
+# Runs a command (by default scripts/test.sh, every suite) on each supported PostgreSQL major,
+# each on Debian's own packages: 15 from bookworm, 17 from trixie, 18 from forky and 19 from
+# sid's experimental. A major whose suite is not this machine's runs in a chroot made with
+# debootstrap (reused when present), in a mount namespace of its own, so that its /proc, /dev,
+# /dev/shm and /sys mounts end with the run and never outlive it.
+#
+#   scripts/matrix.sh                          every suite on 15, 17, 18 and 19
+#   scripts/matrix.sh --versions "17 18"       only those majors
+#   scripts/matrix.sh -- bench/run.sh --quick  any command of the repo, on each major
+#   scripts/matrix.sh --shell 18               a root shell in 18's chroot
+#   scripts/matrix.sh --remove                 unmount-checked removal of every chroot
+#   scripts/matrix.sh --root-of 18             where 18 runs: its chroot, or / for this machine
+#
+# Needs root (debootstrap, chroot, mounts). Chroots live in $SNOWFLAKE_CHROOTS
+# (default /var/tmp/snowflake-chroots). Exits non-zero when any major fails.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+CHROOTS=${SNOWFLAKE_CHROOTS:-/var/tmp/snowflake-chroots}
+MIRROR=${SNOWFLAKE_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+VERSIONS="15 17 18 19"
+MODE=run
+SHELL_VERSION=
+COMMAND=()
+
+log() { printf '==> %s\n' "$*" >&2; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+while [ $# -gt 0 ]; do
+  case $1 in
+    --versions) VERSIONS=$2; shift 2 ;;
+    --versions=*) VERSIONS=${1#--versions=}; shift ;;
+    --shell) MODE=shell; SHELL_VERSION=$2; shift 2 ;;
+    --remove) MODE=remove; shift ;;
+    --root-of) MODE=root-of; SHELL_VERSION=$2; shift 2 ;;
+    --) shift; COMMAND=("$@"); break ;;
+    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) die "unknown argument $1 (see --help)" ;;
+  esac
+done
+[ ${#COMMAND[@]} -gt 0 ] || COMMAND=(scripts/test.sh)
+
+# The Debian suite that ships each major.
+suite_of() {
+  case $1 in
+    15) echo bookworm ;;
+    17) echo trixie ;;
+    18) echo forky ;;
+    19) echo sid ;;
+    *) die "no Debian suite reachable here ships PostgreSQL $1 (16 is built by construction only)" ;;
+  esac
+}
+
+# Where two majors meet in one suite, the older one is upgraded to the newer by the pg_upgrade
+# test: sid has 18 beside experimental's 19.
+upgrade_from() {
+  case $1 in
+    19) echo 18 ;;
+  esac
+}
+
+host_suite() { . /etc/os-release && echo "${VERSION_CODENAME:-}"; }
+
+# Creates the chroot of a suite once: minbase, apt set up for the suite, and the PostgreSQL
+# packages of the major (from experimental for 19). The rest of what the tests need is
+# installed by the scripts themselves, inside, as on any machine.
+ensure_chroot() {
+  local suite=$1 major=$2 dir=$CHROOTS/$1
+  if [ -f "$dir/.snowflake-ready-$major" ]; then return 0; fi
+  command -v debootstrap >/dev/null ||
+    { log "installing debootstrap"; apt-get update -qq; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null; }
+  if [ ! -f "$dir/.snowflake-bootstrapped" ]; then
+    log "creating the $suite chroot in $dir"
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    # A debootstrap older than the suite knows it by sid's script (same layout).
+    local script=/usr/share/debootstrap/scripts/$suite
+    [ -e "$script" ] || script=/usr/share/debootstrap/scripts/sid
+    debootstrap --variant=minbase --include=ca-certificates "$suite" "$dir" "$MIRROR" "$script" \
+      >"$CHROOTS/$suite.debootstrap.log" 2>&1 ||
+      { tail -n 20 "$CHROOTS/$suite.debootstrap.log"; die "debootstrap $suite failed"; }
+    {
+      echo "deb $MIRROR $suite main"
+      [ "$suite" != sid ] || echo "deb $MIRROR experimental main"
+    } >"$dir/etc/apt/sources.list"
+    # forky's and sid's Release files are past their Valid-Until dates on the mirror.
+    [ "$suite" != forky ] && [ "$suite" != sid ] ||
+      echo 'Acquire::Check-Valid-Until "false";' >"$dir/etc/apt/apt.conf.d/99snowflake-valid-until"
+    # Only the binaries: the tests start their own throwaway servers.
+    mkdir -p "$dir/etc/postgresql-common/createcluster.d"
+    echo 'create_main_cluster = false' \
+      >"$dir/etc/postgresql-common/createcluster.d/snowflake-no-main-cluster.conf"
+    cp /etc/resolv.conf "$dir/etc/resolv.conf" 2>/dev/null || true
+    touch "$dir/.snowflake-bootstrapped"
+  fi
+  local pkgs="postgresql-$major postgresql-server-dev-$major"
+  # 19 is in experimental: its packages, and the libpq they need, come from there; everything
+  # else from sid (apt's -t experimental would pull unrelated experimental packages too).
+  [ "$major" != 19 ] || pkgs="postgresql-19/experimental postgresql-server-dev-19/experimental
+    postgresql-client-19/experimental libpq-dev/experimental libpq5/experimental"
+  log "installing PostgreSQL $major in the $suite chroot"
+  in_chroot "$dir" bash -c "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+    --no-install-recommends $(echo $pkgs) >/dev/null" ||
+    die "installing PostgreSQL $major in the $suite chroot failed"
+  touch "$dir/.snowflake-ready-$major"
+}
+
+# Runs a command in a chroot, in a private mount namespace: /proc, /dev (with a tmpfs
+# /dev/shm for PostgreSQL's shared memory) and a read-only /sys (the clocksource check reads
+# it) are mounted for the command alone and vanish with it.
+in_chroot() {
+  local dir=$1
+  shift
+  unshare --mount --propagation private -- /bin/bash -c '
+    set -e
+    dir=$1; shift
+    mount -t proc proc "$dir/proc"
+    mount --bind /dev "$dir/dev"
+    mount -t tmpfs -o mode=1777 tmpfs "$dir/dev/shm"
+    mount --bind /dev/pts "$dir/dev/pts" 2>/dev/null || true
+    mount --bind /sys "$dir/sys"
+    mount -o remount,bind,ro "$dir/sys"
+    exec chroot "$dir" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+      HOME=/root LANG=C.UTF-8 TERM=dumb CI="${CI:-}" "$@"
+  ' in_chroot "$dir" "$@"
+}
+
+# Copies the sources git knows into the chroot (build/ stays, for incremental builds).
+copy_sources() {
+  local dest=$1/snowflake
+  mkdir -p "$dest"
+  find "$dest" -mindepth 1 -maxdepth 1 ! -name build -exec rm -rf {} +
+  git -c safe.directory="$ROOT" -C "$ROOT" ls-files -z --cached --others --exclude-standard |
+    while IFS= read -r -d '' f; do if [ -e "$ROOT/$f" ]; then printf '%s\0' "$f"; fi; done |
+    tar -C "$ROOT" --null -T - -cf - | tar -C "$dest" -xf -
+}
+
+if [ "$MODE" = root-of ]; then
+  suite=$(suite_of "$SHELL_VERSION")
+  if [ "$suite" = "$(host_suite)" ]; then echo /; else echo "$CHROOTS/$suite"; fi
+  exit 0
+fi
+[ "$(id -u)" = 0 ] || die "run as root: debootstrap, chroot and mounts need it"
+
+mounted_under() { awk -v d="$1" 'index($2, d) == 1 { print $2 }' /proc/mounts; }
+
+if [ "$MODE" = remove ]; then
+  [ -d "$CHROOTS" ] || exit 0
+  if [ -n "$(mounted_under "$CHROOTS")" ]; then
+    mounted_under "$CHROOTS"
+    die "something is still mounted under $CHROOTS: not removing"
+  fi
+  rm -rf --one-file-system "$CHROOTS"
+  log "removed $CHROOTS"
+  exit 0
+fi
+
+if [ "$MODE" = shell ]; then
+  suite=$(suite_of "$SHELL_VERSION")
+  ensure_chroot "$suite" "$SHELL_VERSION"
+  copy_sources "$CHROOTS/$suite"
+  in_chroot "$CHROOTS/$suite" env PG_MAJOR="$SHELL_VERSION" bash -c 'cd /snowflake && exec bash -i'
+  exit $?
+fi
+
+# A function, so that bash has read all of it before it runs: editing the script during a
+# run (which takes a while) cannot change what the run does.
+run_matrix() {
+mkdir -p "$CHROOTS"
+local passed=0 failed=0 failed_names=() summary=() major suite started cmd envs status took
+for major in $VERSIONS; do
+  suite=$(suite_of "$major")
+  started=$(date +%s)
+  log "PostgreSQL $major ($suite): ${COMMAND[*]}"
+  # A command of the repo runs from the copy of the repo; any other as it is.
+  cmd=("${COMMAND[@]}")
+  envs=(PG_MAJOR="$major")
+  [ -z "$(upgrade_from "$major")" ] || envs+=(SNOWFLAKE_UPGRADE_FROM_MAJOR="$(upgrade_from "$major")")
+  status=0
+  if [ "$suite" = "$(host_suite)" ]; then
+    [ ! -e "$ROOT/${cmd[0]}" ] || cmd[0]=$ROOT/${cmd[0]}
+    env "${envs[@]}" "${cmd[@]}" || status=$?
+  else
+    [ ! -e "$ROOT/${cmd[0]}" ] || cmd[0]=/snowflake/${cmd[0]}
+    { ensure_chroot "$suite" "$major" && copy_sources "$CHROOTS/$suite" &&
+      in_chroot "$CHROOTS/$suite" env "${envs[@]}" "${cmd[@]}"; } || status=$?
+  fi
+  took=$(( $(date +%s) - started ))
+  if [ "$status" = 0 ]; then
+    passed=$((passed + 1))
+    summary+=("PostgreSQL $major ($suite): passed in ${took} s")
+  else
+    failed=$((failed + 1))
+    failed_names+=("$major")
+    summary+=("PostgreSQL $major ($suite): FAILED (exit $status) after ${took} s")
+  fi
+done
+
+echo
+printf '%s\n' "${summary[@]}"
+echo "versions: $passed passed, $failed failed"
+[ "$failed" -eq 0 ] || { echo "failed: PostgreSQL ${failed_names[*]}"; return 1; }
+}
+
+run_matrix; exit $?

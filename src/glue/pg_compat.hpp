@@ -1,0 +1,38 @@
+// Every difference between the PostgreSQL majors the extension supports (15 to 19), in one
+// place. Included by glue.hpp right after postgres.h, inside its extern "C" block.
+#pragma once
+
+#if PG_VERSION_NUM < 150000
+#error "snowflake needs PostgreSQL 15 or later"
+#endif
+
+// 16 moved the varlena macros (SET_VARSIZE, VARDATA, VARSIZE_ANY_EXHDR) out of postgres.h.
+#if PG_VERSION_NUM >= 160000
+#include "varatt.h"
+#endif
+
+// 15.0 named InitMaterializedSRF SetSingleFuncCall (renamed in 15.1).
+#if PG_VERSION_NUM < 150001
+#define InitMaterializedSRF SetSingleFuncCall
+#endif
+
+// 16 lets a type's input function report bad input softly (pg_input_is_valid()); before,
+// every bad input is an ERROR.
+#if PG_VERSION_NUM >= 160000
+#define SNOWFLAKE_ERETURN(context, dummy, rest) ereturn(context, dummy, rest)
+#else
+#define SNOWFLAKE_ERETURN(context, dummy, rest) ereport(ERROR, rest)
+#endif
+
+// 17 gives extensions named wait events; before, every wait of an extension is "Extension".
+#if PG_VERSION_NUM >= 170000
+#define SNOWFLAKE_NAMED_WAIT_EVENTS 1
+#endif
+
+// 18 records the extension's name and version in the module's magic block, which
+// pg_get_loaded_modules() shows.
+#if PG_VERSION_NUM >= 180000
+#define SNOWFLAKE_MODULE_MAGIC PG_MODULE_MAGIC_EXT(.name = "snowflake", .version = SNOWFLAKE_VERSION)
+#else
+#define SNOWFLAKE_MODULE_MAGIC PG_MODULE_MAGIC
+#endif

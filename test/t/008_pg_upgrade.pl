@@ -1,0 +1,102 @@
+# pg_upgrade from an older major: pg_upgrade carries the tables over but not the reservation
+# file, so the documented step copies it into the new data directory before the new server
+# first starts. Then, with the clock 10 minutes behind and a shard that ran ahead of the
+# clock, every new ID of every kind is above every ID of the old cluster, and the old ulid
+# data and its index are read by the new server.
+use strict;
+use warnings FATAL => 'all';
+use File::Copy qw(copy);
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $old_install = $ENV{SNOWFLAKE_UPGRADE_FROM} // '';
+plan skip_all => 'SNOWFLAKE_UPGRADE_FROM names no older PostgreSQL with the extension installed '
+  . '(scripts/matrix.sh sets it where two majors meet in one Debian suite)'
+  unless $old_install ne '' && -x "$old_install/bin/pg_ctl";
+my $faketime = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
+plan skip_all => 'libfaketime is not installed' unless -f $faketime;
+
+my $conf = qq{
+shared_preload_libraries = 'snowflake'
+snowflake.shard_id = 3
+};
+
+my $old = PostgreSQL::Test::Cluster->new('old', install_path => $old_install);
+$old->init;
+$old->append_conf('postgresql.conf', $conf);
+$old->start;
+# Shard 9 runs about 3 s ahead of the clock (3,000,000 IDs of one shard, made in well under
+# that).
+$old->safe_psql('postgres', q{
+CREATE EXTENSION snowflake;
+CREATE TABLE ids (sf bigint, v7 uuid, ul ulid);
+SET snowflake.max_lead = '10s';
+INSERT INTO ids SELECT snowflake(), snowflake_uuidv7(), ulid() FROM generate_series(1, 10000);
+INSERT INTO ids (sf) SELECT max(s) FROM (SELECT snowflake(9) AS s FROM generate_series(1, 3000000)) x;
+INSERT INTO ids SELECT snowflake(), snowflake_uuidv7(), ulid() FROM generate_series(1, 10000);
+CREATE INDEX ids_ul ON ids (ul);
+});
+my $old_major = $old->pg_version->major;
+$old->stop;
+
+my $new = PostgreSQL::Test::Cluster->new('new');
+$new->init;
+$new->append_conf('postgresql.conf', $conf);
+ok($new->pg_version->major > $old_major, "upgrading $old_major to " . $new->pg_version->major);
+
+# pg_upgrade writes its logs into the new data directory (and the current one): run it in a
+# folder of the test's.
+my $workdir = PostgreSQL::Test::Utils::tempdir;
+chdir $workdir or die;
+command_ok(
+	[
+		'pg_upgrade', '--no-sync',
+		'-d', $old->data_dir, '-D', $new->data_dir,
+		'-b', $old->config_data('--bindir'), '-B', $new->config_data('--bindir'),
+		'-s', $new->host, '-p', $old->port, '-P', $new->port
+	],
+	'pg_upgrade');
+
+# The documented step: the reservation goes with the data.
+ok(-f $old->data_dir . '/snowflake.reservation', 'the old cluster has a reservation');
+ok(!-f $new->data_dir . '/snowflake.reservation', 'pg_upgrade does not carry it over');
+copy($old->data_dir . '/snowflake.reservation', $new->data_dir . '/snowflake.reservation')
+  or die "copy: $!";
+
+{
+	local $ENV{LD_PRELOAD} = $faketime;
+	local $ENV{FAKETIME} = '-10m';
+	local $ENV{DONT_FAKE_MONOTONIC} = '1';
+	local $ENV{FAKETIME_DONT_FAKE_MONOTONIC} = '1';
+	$new->start;
+}
+is( $new->safe_psql(
+		'postgres', q{
+CREATE TABLE new_ids AS SELECT snowflake() AS sf, snowflake_uuidv7() AS v7, ulid() AS ul
+  FROM generate_series(1, 10000);
+INSERT INTO new_ids (sf) SELECT snowflake(9) FROM generate_series(1, 10000);
+SELECT (SELECT min(sf) FROM new_ids WHERE snowflake_shard(sf) = 3) > (SELECT max(sf) FROM ids WHERE snowflake_shard(sf) = 3),
+       (SELECT min(sf) FROM new_ids WHERE snowflake_shard(sf) = 9) > (SELECT max(sf) FROM ids WHERE snowflake_shard(sf) = 9),
+       (SELECT v7 FROM new_ids WHERE v7 IS NOT NULL ORDER BY v7 LIMIT 1)
+         > (SELECT v7 FROM ids WHERE v7 IS NOT NULL ORDER BY v7 DESC LIMIT 1),
+       (SELECT min(ul) FROM new_ids) > (SELECT max(ul) FROM ids)}),
+	't|t|t|t',
+	'with the clock 10 minutes back, every new ID of every kind is above every old one');
+
+# The old ulid column and its index, read by the new server's build of the type.
+my $probe = $new->safe_psql('postgres', 'SELECT ul FROM ids WHERE ul IS NOT NULL ORDER BY ul LIMIT 1 OFFSET 5000');
+is( $new->safe_psql(
+		'postgres', qq{
+SET enable_seqscan = off;
+SELECT count(*) FROM ids WHERE ul <= '$probe'}),
+	'5001',
+	'the old ulid index answers');
+like(
+	$new->safe_psql('postgres',
+		q{SET enable_seqscan = off; EXPLAIN (COSTS OFF) SELECT count(*) FROM ids WHERE ul <= '00000000000000000000000000'}),
+	qr/Index Only Scan using ids_ul|Index Scan using ids_ul|Bitmap Index Scan on ids_ul/,
+	'through the index');
+
+$new->stop;
+done_testing();
