@@ -81,6 +81,9 @@ build_and_install() {
   local pg_config=${1:-$PG_CONFIG} tree=${2:-$WORK/tree}
   log "building in $tree"
   as_user mkdir -p "$tree"
+  # The folders that make and prove read by wildcard hold sources only: start them afresh,
+  # so that a file removed or moved since the last build is not run as a test.
+  as_user rm -rf "$tree/sql" "$tree/expected" "$tree/extension" "$tree/test/t"
   # Only the sources: build outputs in the checkout (ignored by git) must not come along, as
   # tar's whole-second times could make them look newer than a source edited since.
   # (safe.directory: root may build a checkout that another user owns.)
@@ -94,7 +97,8 @@ build_and_install() {
       --exclude='*.bc' --exclude=./test/unit/unit_tests --exclude=./test/fuzz/fuzz_core \
       --exclude=./bench/core_costs -cf - .
   fi | as_user tar -C "$tree" -xf -
-  as_user make -C "$tree" -s -j"$(nproc)" PG_CONFIG="$pg_config" all test/unit/unit_tests
+  as_user make -C "$tree" -s -j"$(nproc)" PG_CONFIG="$pg_config" ERROR_ON_WARNING=1 \
+    all test/unit/unit_tests
   as_root make -C "$tree" -s PG_CONFIG="$pg_config" install
 }
 

@@ -51,8 +51,8 @@ SELECT pg_temp.try($$SET snowflake.no_such_setting = 1$$);
 SHOW snowflake.epoch;
 
 -- an ordinary user can generate and decode, but not change the shard or the lead bound
-CREATE ROLE snowflake_regress_user;
-SET ROLE snowflake_regress_user;
+CREATE ROLE regress_snowflake_user;
+SET ROLE regress_snowflake_user;
 SELECT snowflake_shard(snowflake()) AS shard, snowflake_shard(snowflake(9)) AS explicit;
 SET snowflake.shard_id = 1;
 \echo SQLSTATE :LAST_ERROR_SQLSTATE
@@ -60,7 +60,7 @@ SELECT pg_temp.try('SET snowflake.max_lead = 0');
 SELECT pg_temp.try($$SELECT set_config('snowflake.shard_id', '2', false)$$);
 SHOW snowflake.shard_id;
 RESET ROLE;
-DROP ROLE snowflake_regress_user;
+DROP ROLE regress_snowflake_user;
 
 -- a failing statement leaves nothing behind
 CREATE TABLE t (id bigint PRIMARY KEY DEFAULT snowflake(), shard int);

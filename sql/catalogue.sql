@@ -66,8 +66,8 @@ SELECT count(*) AS functions, count(*) FILTER (WHERE p.prosecdef) AS security_de
   JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'snowflake';
 
 -- an ordinary user generates and decodes every kind, reads the status, and changes no setting
-CREATE ROLE snowflake_catalogue_user;
-SET ROLE snowflake_catalogue_user;
+CREATE ROLE regress_snowflake_catalogue_user;
+SET ROLE regress_snowflake_catalogue_user;
 SELECT snowflake_shard(snowflake()) AS shard, uuid_version(snowflake_uuidv7()) AS v7,
        ulid_timestamp(ulid()) <= clock_timestamp() + interval '1 second' AS ulid_ok,
        (SELECT count(*) > 0 FROM snowflake_status()) AS status;
@@ -75,4 +75,4 @@ SELECT name, pg_temp.outcome(format('SELECT set_config(%L, %L, false)', name, va
   FROM (VALUES ('snowflake.shard_id', '1'), ('snowflake.epoch', '0'),
                ('snowflake.max_lead', '0'), ('snowflake.reservation_window', '10')) AS s(name, value);
 RESET ROLE;
-DROP ROLE snowflake_catalogue_user;
+DROP ROLE regress_snowflake_catalogue_user;

@@ -9,7 +9,7 @@ SELECT p.oid::regprocedure AS core_function
   FROM pg_proc p
  WHERE p.pronamespace = 'pg_catalog'::regnamespace
    AND p.proname IN ('uuidv7', 'uuidv4', 'uuid_extract_version', 'uuid_extract_timestamp')
- ORDER BY 1::text;
+ ORDER BY p.oid::regprocedure::text COLLATE "C";
 
 -- no function of the extension has the name and argument types of one in pg_catalog
 SELECT count(*) AS shadowed

@@ -4,10 +4,10 @@
 
 namespace snowflake {
 
-void spin_lock_contended(std::atomic<uint32_t> &lock) noexcept {
+void SpinLock::acquire_contended() noexcept {
   for (int spins = 0;; ++spins) {
-    if (lock.load(std::memory_order_relaxed) == 0 &&
-        lock.exchange(1, std::memory_order_acquire) == 0)
+    if (word.load(std::memory_order_relaxed) == 0 &&
+        word.exchange(1, std::memory_order_acquire) == 0)
       return;
     // The holder runs a few instructions; if it was descheduled meanwhile, let it run.
     if (spins >= 100) {

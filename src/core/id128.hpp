@@ -83,17 +83,34 @@ inline void ulid_compose(uint8_t out[16], uint64_t unix_ms, u128 random80) noexc
 }
 
 // ---- ULID generator state: 128 bits change as one, under a spinlock held for a few
-// instructions that cannot fail.
+// instructions that cannot fail. The lock is a template parameter: in the server it is
+// PostgreSQL's own spinlock (the glue's PgSpinLock, with its stuck-lock detection); the
+// unit tests use SpinLock below. A Lock has init(), acquire() and release(), all noexcept.
 
-struct UlidSlot {
-  std::atomic<uint32_t> lock;
+// A test-and-set spinlock on one word, for the core's unit tests and tools.
+struct SpinLock {
+  std::atomic<uint32_t> word;
+
+  void init() noexcept { word.store(0); }
+  void acquire() noexcept {
+    if (word.exchange(1, std::memory_order_acquire) != 0) acquire_contended();
+  }
+  void release() noexcept { word.store(0, std::memory_order_release); }
+
+ private:
+  void acquire_contended() noexcept;
+};
+
+template <typename Lock>
+struct UlidSlotT {
+  Lock lock;
   // The last value issued, 0 before any. Written under the lock; hi is also read without it,
   // as a hint of whether the next value starts a new millisecond.
   std::atomic<uint64_t> hi;
   std::atomic<uint64_t> lo;
 
   void init() noexcept {
-    lock.store(0);
+    lock.init();
     hi.store(0);
     lo.store(0);
   }
@@ -105,16 +122,6 @@ struct UlidSlot {
   }
 };
 
-void spin_lock_contended(std::atomic<uint32_t> &lock) noexcept;
-
-inline void spin_lock(std::atomic<uint32_t> &lock) noexcept {
-  if (lock.exchange(1, std::memory_order_acquire) != 0) spin_lock_contended(lock);
-}
-
-inline void spin_unlock(std::atomic<uint32_t> &lock) noexcept {
-  lock.store(0, std::memory_order_release);
-}
-
 struct UlidNext {
   Step step;
   u128 value;        // kIssued: the new value
@@ -125,36 +132,37 @@ struct UlidNext {
 // random80: random bits for a value that starts a new millisecond; when it starts one and
 // have_random is false, nothing is issued and the step is kNeedRandom.
 // wait_ms carries the millisecond to reserve for kReserve.
-inline UlidNext ulid_next(UlidSlot &slot, uint64_t now_ms, bool have_random, u128 random80,
-                          const Limits &limits) noexcept {
+template <typename Lock>
+inline UlidNext ulid_next(UlidSlotT<Lock> &slot, uint64_t now_ms, bool have_random,
+                          u128 random80, const Limits &limits) noexcept {
   if (now_ms > limits.max_ms) return UlidNext{Step::kExhausted, 0, 0};
   const u128 fresh = (u128{now_ms} << kUlidRandomBits) |
                      (random80 & ((u128{1} << kUlidRandomBits) - 1));
-  spin_lock(slot.lock);
+  slot.lock.acquire();
   const u128 last = (u128{slot.hi.load(std::memory_order_relaxed)} << 64) |
                     slot.lo.load(std::memory_order_relaxed);
   const bool new_ms = (last >> kUlidRandomBits) < now_ms;
   if (new_ms && !have_random) {
-    spin_unlock(slot.lock);
+    slot.lock.release();
     return UlidNext{Step::kNeedRandom, 0, 0};
   }
   const u128 cand = new_ms ? fresh : last + 1;
   const uint64_t ms = static_cast<uint64_t>(cand >> kUlidRandomBits);
   if (ms > limits.max_ms || cand < last) {
-    spin_unlock(slot.lock);
+    slot.lock.release();
     return UlidNext{Step::kExhausted, 0, 0};
   }
   if (ms > now_ms + limits.max_lead_ms) {
-    spin_unlock(slot.lock);
+    slot.lock.release();
     return UlidNext{Step::kWait, 0, ms - limits.max_lead_ms - now_ms};
   }
   if (ms >= limits.reserved_ms) {
-    spin_unlock(slot.lock);
+    slot.lock.release();
     return UlidNext{Step::kReserve, 0, ms};
   }
   slot.hi.store(static_cast<uint64_t>(cand >> 64), std::memory_order_relaxed);
   slot.lo.store(static_cast<uint64_t>(cand), std::memory_order_relaxed);
-  spin_unlock(slot.lock);
+  slot.lock.release();
   return UlidNext{Step::kIssued, cand, 0};
 }
 

@@ -1,4 +1,17 @@
 // Everything the extension keeps in shared memory, one struct so that its size is known.
+//
+// Locking. Three schemes, each the lightest that keeps its state consistent:
+// - A snowflake shard and the UUIDv7 stream are one 64-bit word each (the last value's
+//   millisecond and sequence), advanced by compare-and-swap (generator.hpp): no lock, and
+//   clients of different shards never touch the same cache line.
+// - The ULID stream is 128 bits that must change as one: a spinlock, held for a few
+//   instructions that cannot fail, block or allocate (id128.hpp's ulid_next). Which
+//   spinlock is a template parameter: PostgreSQL's own (slock_t, with its stuck-lock
+//   detection) in the server, a plain test-and-set one in the unit tests.
+// - The durable reservation is extended under an LWLock of its own (the glue's
+//   reservation.cpp), since extending it writes and fsyncs a file. Generators read the
+//   reservation without the lock (one atomic word) and take the lock only to extend it.
+// The clock state (clock.hpp) is atomic words changed by compare-and-swap, like a shard.
 #pragma once
 #include "pg_free.hpp"
 
@@ -22,9 +35,10 @@ struct alignas(64) UuidSlot {
   std::atomic<uint64_t> last;  // (unix ms << 12) | counter of the last UUIDv7, 0 before any
 };
 
-struct alignas(64) Streams128 {
+template <typename Lock>
+struct alignas(64) Streams128T {
   UuidSlot uuid;
-  alignas(64) UlidSlot ulid;
+  alignas(64) UlidSlotT<Lock> ulid;
 
   void init() noexcept {
     uuid.last.store(0);
@@ -48,10 +62,11 @@ struct alignas(64) Reservation {
   }
 };
 
-struct SharedState {
+template <typename Lock>
+struct SharedStateT {
   ClockState clock;
   Reservation reservation;
-  Streams128 streams;
+  Streams128T<Lock> streams;
   ShardSlot shards[kShardCount];
 
   void init() noexcept {

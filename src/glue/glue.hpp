@@ -27,10 +27,23 @@ extern "C" {
 #include "fmgr.h"
 #include "miscadmin.h"
 #include "storage/lwlock.h"
+#include "storage/spin.h"
 #include "utils/timestamp.h"
 }
 
 namespace snowflake::glue {
+
+// The ULID stream's lock: PostgreSQL's spinlock, which detects a lock stuck for minutes
+// (a bug) with a PANIC instead of spinning for ever. Held only inside ulid_next, for a few
+// instructions that cannot fail.
+struct PgSpinLock {
+  slock_t lock;
+  void init() noexcept { SpinLockInit(&lock); }
+  void acquire() noexcept { SpinLockAcquire(&lock); }
+  void release() noexcept { SpinLockRelease(&lock); }
+};
+using SharedState = SharedStateT<PgSpinLock>;
+using Streams128 = Streams128T<PgSpinLock>;
 
 // Settings (module.cpp).
 extern int shard_id;       // snowflake.shard_id

@@ -119,7 +119,7 @@ void define_settings() {
 void raise_not_preloaded() {
   ereport(ERROR,
           (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-           errmsg("snowflake must be loaded via shared_preload_libraries"),
+           errmsg("snowflake must be loaded via \"shared_preload_libraries\""),
            errdetail("The generator state lives in shared memory, shared by every backend; "
                      "without it IDs could repeat."),
            errhint("Add snowflake to shared_preload_libraries in postgresql.conf and restart "

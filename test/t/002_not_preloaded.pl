@@ -17,7 +17,7 @@ foreach my $call ('snowflake()', 'snowflake(3)')
 	my ($ret, $stdout, $stderr) = $node->psql('postgres',
 		"\\set VERBOSITY verbose\nSELECT $call");
 	isnt($ret, 0, "$call fails");
-	like($stderr, qr/ERROR:  55000: snowflake must be loaded via shared_preload_libraries/,
+	like($stderr, qr/ERROR:  55000: snowflake must be loaded via "shared_preload_libraries"/,
 		"$call: object_not_in_prerequisite_state");
 	like($stderr, qr/HINT:  Add snowflake to shared_preload_libraries/, "$call: the hint names the setting");
 }

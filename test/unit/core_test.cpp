@@ -15,6 +15,7 @@
 #include <vector>
 
 using namespace snowflake;
+using SharedState = SharedStateT<SpinLock>;
 
 namespace {
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 using namespace snowflake;
+using UlidSlot = UlidSlotT<SpinLock>;
 
 namespace {
 
