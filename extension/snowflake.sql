@@ -9,6 +9,10 @@ CREATE FUNCTION snowflake() RETURNS bigint
 CREATE FUNCTION snowflake(shard integer) RETURNS bigint
 	AS 'MODULE_PATHNAME', 'snowflake_next_shard' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 
+-- The shard is what keeps servers' IDs apart, and snowflake.shard_id is the superuser's to
+-- set: issuing on any other shard needs a grant given on purpose.
+REVOKE ALL ON FUNCTION snowflake(integer) FROM PUBLIC;
+
 -- snowflake decoding (the time depends on snowflake.epoch, fixed at server start)
 
 CREATE FUNCTION snowflake_decode(id bigint, OUT ts timestamptz, OUT shard integer, OUT seq integer)
@@ -226,14 +230,19 @@ CREATE OPERATOR CLASS ulid_minmax_ops DEFAULT FOR TYPE ulid USING brin AS
 CREATE FUNCTION snowflake_status(
 	OUT kind text, OUT shard integer, OUT last_ts timestamptz, OUT last_seq bigint,
 	OUT lead_ms bigint, OUT clock_steps_back bigint, OUT clock_steps_forward bigint,
-	OUT lead_waits bigint, OUT reserved_until timestamptz, OUT reservation_writes bigint)
+	OUT lead_waits bigint, OUT reserved_until timestamptz, OUT reservation_writes bigint,
+	OUT reservation_waits bigint, OUT reservation_failures bigint)
 	RETURNS SETOF record
 	AS 'MODULE_PATHNAME', 'snowflake_status' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+
+-- Every shard's activity is for monitoring roles, as pg_stat_statements' is.
+REVOKE ALL ON FUNCTION snowflake_status() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION snowflake_status() TO pg_monitor;
 
 -- comments: what \df+, \dT+, \do+ and \dC+ show
 
 COMMENT ON FUNCTION snowflake() IS 'a new 64-bit ID on shard snowflake.shard_id: 41 bits of milliseconds since snowflake.epoch, 13 of shard, 10 of sequence';
-COMMENT ON FUNCTION snowflake(integer) IS 'a new 64-bit ID on the given shard (0 to 8191)';
+COMMENT ON FUNCTION snowflake(integer) IS 'a new 64-bit ID on the given shard (0 to 8191); EXECUTE is granted on purpose, not to PUBLIC';
 COMMENT ON FUNCTION snowflake_decode(bigint) IS 'the time, shard and sequence of a snowflake ID';
 COMMENT ON FUNCTION snowflake_timestamp(bigint) IS 'the millisecond of a snowflake ID';
 COMMENT ON FUNCTION snowflake_shard(bigint) IS 'the shard of a snowflake ID';
@@ -297,4 +306,4 @@ COMMENT ON OPERATOR FAMILY ulid_hash_ops USING hash IS 'hash operators of ulid';
 COMMENT ON OPERATOR CLASS ulid_minmax_ops USING brin IS 'default BRIN minmax operator class for ulid';
 COMMENT ON OPERATOR FAMILY ulid_minmax_ops USING brin IS 'BRIN minmax operators of ulid';
 
-COMMENT ON FUNCTION snowflake_status() IS 'a row per active ID stream: its last value, its lead over the clock, clock steps, waits at snowflake.max_lead and the durable reservation';
+COMMENT ON FUNCTION snowflake_status() IS 'a row per active ID stream: its last value, its lead over the clock, clock steps, waits at snowflake.max_lead, and the durable reservation with its writes, waits and failures; for pg_monitor';

@@ -34,12 +34,15 @@ SELECT pg_temp.try($$SELECT snowflake_at('-infinity')$$);
 SELECT snowflake(NULL) IS NULL AS a, snowflake_timestamp(NULL) IS NULL AS b,
        snowflake_at(NULL) IS NULL AS c, (snowflake_decode(NULL)).ts IS NULL AS d;
 
--- settings out of range (22023) or fixed at server start (55P02)
+-- settings out of range (22023), or the server's alone (55P02: fixed at server start, or
+-- set in its configuration, as snowflake.max_lead, whose lead every session shares)
 SET snowflake.shard_id = 8192;
 \echo SQLSTATE :LAST_ERROR_SQLSTATE
 SET snowflake.shard_id = -1;
 \echo SQLSTATE :LAST_ERROR_SQLSTATE
-SET snowflake.max_lead = -1;
+SET snowflake.max_lead = '1h';
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+ALTER SYSTEM SET snowflake.max_lead = -1;
 \echo SQLSTATE :LAST_ERROR_SQLSTATE
 SET snowflake.epoch = '0';
 \echo SQLSTATE :LAST_ERROR_SQLSTATE
@@ -50,16 +53,25 @@ ALTER SYSTEM SET snowflake.epoch = '4102444800001';
 SELECT pg_temp.try($$SET snowflake.no_such_setting = 1$$);
 SHOW snowflake.epoch;
 
--- an ordinary user can generate and decode, but not change the shard or the lead bound
+-- an ordinary user can generate and decode on snowflake.shard_id, but not on another shard
+-- without a grant (42501), nor change the shard or the lead bound
 CREATE ROLE regress_snowflake_user;
 SET ROLE regress_snowflake_user;
-SELECT snowflake_shard(snowflake()) AS shard, snowflake_shard(snowflake(9)) AS explicit;
+SELECT snowflake_shard(snowflake()) AS shard;
+SELECT snowflake(9);
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+SELECT pg_temp.try('SELECT snowflake_status()');
+RESET ROLE;
+GRANT EXECUTE ON FUNCTION snowflake(integer) TO regress_snowflake_user;
+SET ROLE regress_snowflake_user;
+SELECT snowflake_shard(snowflake(9)) AS granted;
 SET snowflake.shard_id = 1;
 \echo SQLSTATE :LAST_ERROR_SQLSTATE
 SELECT pg_temp.try('SET snowflake.max_lead = 0');
 SELECT pg_temp.try($$SELECT set_config('snowflake.shard_id', '2', false)$$);
 SHOW snowflake.shard_id;
 RESET ROLE;
+REVOKE EXECUTE ON FUNCTION snowflake(integer) FROM regress_snowflake_user;
 DROP ROLE regress_snowflake_user;
 
 -- a failing statement leaves nothing behind

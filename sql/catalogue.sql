@@ -65,12 +65,17 @@ SELECT count(*) AS functions, count(*) FILTER (WHERE p.prosecdef) AS security_de
   FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.deptype = 'e'
   JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'snowflake';
 
--- an ordinary user generates and decodes every kind, reads the status, and changes no setting
+-- an ordinary user generates and decodes every kind and changes no setting; a member of
+-- pg_monitor reads the status
 CREATE ROLE regress_snowflake_catalogue_user;
 SET ROLE regress_snowflake_catalogue_user;
 SELECT snowflake_shard(snowflake()) AS shard, uuid_version(snowflake_uuidv7()) AS v7,
-       ulid_timestamp(ulid()) <= clock_timestamp() + interval '1 second' AS ulid_ok,
-       (SELECT count(*) > 0 FROM snowflake_status()) AS status;
+       ulid_timestamp(ulid()) <= clock_timestamp() + interval '1 second' AS ulid_ok;
+SELECT pg_temp.outcome('SELECT count(*) FROM snowflake_status()') AS status;
+RESET ROLE;
+GRANT pg_monitor TO regress_snowflake_catalogue_user;
+SET ROLE regress_snowflake_catalogue_user;
+SELECT pg_temp.outcome('SELECT count(*) > 0 FROM snowflake_status()') AS status_as_monitor;
 SELECT name, pg_temp.outcome(format('SELECT set_config(%L, %L, false)', name, value)) AS outcome
   FROM (VALUES ('snowflake.shard_id', '1'), ('snowflake.epoch', '0'),
                ('snowflake.max_lead', '0'), ('snowflake.reservation_window', '10')) AS s(name, value);

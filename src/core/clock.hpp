@@ -9,9 +9,16 @@
 //     until the wall clock is stepped forward again.
 // The hot path reads the monotonic clock only; the wall clock is compared at most once per
 // millisecond per backend, which is how quickly a forward step is followed.
+//
+// After a restart the IDs' time is also never below a floor: the durable reservation, which
+// every ID issued before the restart was below. The floor is not a new time for the clock:
+// while the wall clock is behind it the IDs' time stays at the floor (their sequences carry
+// them on, within snowflake.max_lead), and once the wall clock passes it the floor no longer
+// matters. So a restart leaves no lasting lead, however often it happens.
 #pragma once
 #include "pg_free.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <limits>
@@ -29,8 +36,10 @@ struct ClockState {
   std::atomic<int64_t> back_event_ns;  // offset of the backward step last reported
   std::atomic<uint64_t> steps_back;
   std::atomic<uint64_t> steps_forward;
+  std::atomic<int64_t> floor_ns;       // the IDs' time is never below this (kClockUnset: none)
 
   void init() noexcept {
+    floor_ns.store(kClockUnset);
     offset_ns.store(kClockUnset);
     back_event_ns.store(kClockUnset);
     steps_back.store(0);
@@ -52,22 +61,19 @@ struct ClockTick {
   int64_t step_ns;   // its size
 };
 
-// At server start: the IDs' time begins at the wall clock, or at floor_unix_ns (the durable
-// reservation) if that is later, so that no ID repeats one issued before a restart even
-// when the clock was set back meanwhile. Returns how far the floor is ahead of the wall clock
-// (0 if it is not); that gap counts as a backward step, which the caller reports.
+// At server start: the IDs' time follows the wall clock, and is never below floor_unix_ns
+// (the durable reservation), so that no ID repeats one issued before a restart even when the
+// clock was set back meanwhile. Returns how far the floor is ahead of the wall clock (0 if it
+// is not). A gap up to step_threshold_ns is the reservation's own reach past the last IDs,
+// not a fault; a larger one means the clock was set back while the server was down, and
+// counts as a backward step (which the caller reports).
 inline int64_t clock_start_at(ClockState &state, int64_t mono_ns, int64_t wall_ns,
-                              int64_t floor_unix_ns) noexcept {
-  const int64_t from_wall = wall_ns - mono_ns;
-  const int64_t from_floor = floor_unix_ns - mono_ns;
-  if (from_floor <= from_wall) {
-    state.offset_ns.store(from_wall);
-    return 0;
-  }
-  state.offset_ns.store(from_floor);
-  state.back_event_ns.store(from_wall);  // the caller reports this one
-  state.steps_back.fetch_add(1, std::memory_order_relaxed);
-  return from_floor - from_wall;
+                              int64_t floor_unix_ns, int64_t step_threshold_ns) noexcept {
+  state.offset_ns.store(wall_ns - mono_ns);
+  state.floor_ns.store(floor_unix_ns);
+  const int64_t gap = floor_unix_ns > wall_ns ? floor_unix_ns - wall_ns : 0;
+  if (gap > step_threshold_ns) state.steps_back.fetch_add(1, std::memory_order_relaxed);
+  return gap;
 }
 
 // The state as read before a reading of the clocks, so that a reading is never older than
@@ -115,7 +121,8 @@ inline ClockTick clock_now(ClockState &state, LocalClock &local, FastFn fast, Mo
       }
     }
   }
-  tick.unix_ns = m + state.offset_ns.load(std::memory_order_relaxed);
+  tick.unix_ns = std::max(m + state.offset_ns.load(std::memory_order_relaxed),
+                          state.floor_ns.load(std::memory_order_relaxed));
   return tick;
 }
 
@@ -123,6 +130,15 @@ template <typename MonoFn, typename WallFn>
 inline ClockTick clock_now(ClockState &state, LocalClock &local, MonoFn mono,
                            WallFn wall) noexcept {
   return clock_now(state, local, mono, mono, wall);
+}
+
+// The IDs' time as the shared state has it, without comparing the wall clock: for a process
+// that takes part in no step detection (the reservation writer), so that only the processes
+// that issue IDs move the clock. kClockUnset before the clock is started.
+inline int64_t clock_peek(const ClockState &state, int64_t mono_ns) noexcept {
+  const int64_t offset = state.offset_ns.load(std::memory_order_acquire);
+  const int64_t floor = state.floor_ns.load(std::memory_order_relaxed);
+  return offset == kClockUnset ? floor : std::max(mono_ns + offset, floor);
 }
 
 }  // namespace snowflake

@@ -8,9 +8,10 @@
 //   instructions that cannot fail, block or allocate (id128.hpp's ulid_next). Which
 //   spinlock is a template parameter: PostgreSQL's own (slock_t, with its stuck-lock
 //   detection) in the server, a plain test-and-set one in the unit tests.
-// - The durable reservation is extended under an LWLock of its own (the glue's
-//   reservation.cpp), since extending it writes and fsyncs a file. Generators read the
-//   reservation without the lock (one atomic word) and take the lock only to extend it.
+// - The durable reservation is written by one process alone, a background worker (the
+//   glue's reservation.cpp), since writing it means a file and two fsyncs. Generators read
+//   it as one atomic word, ask for more by raising another (requested_unix_ms) and waking
+//   the worker, and never write it themselves.
 // The clock state (clock.hpp) is atomic words changed by compare-and-swap, like a shard.
 #pragma once
 #include "pg_free.hpp"
@@ -19,6 +20,7 @@
 #include "id128.hpp"
 #include "layout.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 
@@ -50,17 +52,64 @@ struct alignas(64) Streams128T {
 // reserved_unix_ms, which is on disk before any value reaches it.
 struct alignas(64) Reservation {
   std::atomic<uint64_t> reserved_unix_ms;
-  std::atomic<uint64_t> writes;        // extensions written since start
-  std::atomic<uint64_t> last_write_ms; // how long the last extension took to write
-  std::atomic<uint64_t> lead_waits;    // waits at snowflake.max_lead, of every kind
+  std::atomic<uint64_t> requested_unix_ms;  // the latest time a generator asked to be covered
+  std::atomic<void *> writer;               // the writer's latch; nullptr while it is not running
+  std::atomic<uint64_t> writes;             // extensions written since start
+  std::atomic<uint64_t> last_write_ms;      // how long the last extension took to write
+  std::atomic<uint64_t> write_failures;     // writes that failed since start
+  std::atomic<int> write_errno;             // the errno of the last failed write
+  std::atomic<uint64_t> waits;              // times a generator waited for the writer
+  std::atomic<uint64_t> lead_waits;         // waits at snowflake.max_lead, of every kind
 
   void init() noexcept {
     reserved_unix_ms.store(0);
+    requested_unix_ms.store(0);
+    writer.store(nullptr);
     writes.store(0);
     last_write_ms.store(0);
+    write_failures.store(0);
+    write_errno.store(0);
+    waits.store(0);
     lead_waits.store(0);
   }
+
+  // A generator's request that the reservation cover unix_ms; true if it raised the request
+  // (and so should wake the writer).
+  bool request(uint64_t unix_ms) noexcept {
+    uint64_t cur = requested_unix_ms.load(std::memory_order_relaxed);
+    while (cur < unix_ms)
+      if (requested_unix_ms.compare_exchange_weak(cur, unix_ms, std::memory_order_acq_rel,
+                                                  std::memory_order_relaxed))
+        return true;
+    return false;
+  }
 };
+static_assert(std::atomic<void *>::is_always_lock_free, "shared-memory atomics must be lock-free");
+
+// The next reservation the writer puts on disk, given the time it must cover (need: the
+// later of the clock and the latest request), the clock, the window and how long the last
+// write took. It reaches a window and a quarter past need (or twice the last write's time,
+// so that slow storage keeps up): with requests coming a quarter window before the
+// reservation (reservation_due), that is one write per window of ID time. While IDs run
+// ahead of the clock (a burst), requests come earlier by the lead, and the reservation
+// reaches three times the lead further, so that the lead at least doubles between writes:
+// a burst needs a few writes, not one per millisecond.
+inline uint64_t reservation_target(uint64_t need_ms, uint64_t now_ms, uint64_t window_ms,
+                                   uint64_t last_write_ms) noexcept {
+  uint64_t ahead = window_ms + window_ms / 4;
+  if (2 * last_write_ms > ahead) ahead = 2 * last_write_ms;
+  const uint64_t lead = need_ms > now_ms ? need_ms - now_ms : 0;
+  return need_ms + ahead + 3 * lead;
+}
+
+// Whether a value at unix_ms, lead_ms ahead of the clock, is close enough to the reservation
+// that the writer should extend it now, before any generator has to wait: within a quarter
+// window, and earlier by the lead, since a stream that runs ahead of the clock reaches the
+// reservation faster than the clock does.
+inline bool reservation_due(uint64_t unix_ms, uint64_t reserved_ms, uint64_t window_ms,
+                            uint64_t lead_ms) noexcept {
+  return unix_ms + window_ms / 4 + lead_ms >= reserved_ms;
+}
 
 template <typename Lock>
 struct SharedStateT {
@@ -76,5 +125,21 @@ struct SharedStateT {
     for (ShardSlot &s : shards) s.last.store(0);
   }
 };
+
+// The time of the latest value any stream issued since start, in Unix milliseconds (0 if
+// none): what the reservation can be lowered to once no process can issue more.
+template <typename Lock>
+inline uint64_t high_water_unix_ms(const SharedStateT<Lock> &state, uint64_t epoch_ms) noexcept {
+  uint64_t high = 0;
+  for (const ShardSlot &s : state.shards) {
+    const uint64_t last = s.last.load(std::memory_order_acquire);
+    if (last != 0) high = std::max(high, (last >> kSeqBits) + epoch_ms);
+  }
+  const uint64_t uuid = state.streams.uuid.last.load(std::memory_order_acquire);
+  if (uuid != 0) high = std::max(high, uuid >> kUuidCounterBits);
+  const uint64_t ulid_hi = state.streams.ulid.hi.load(std::memory_order_acquire);
+  if (ulid_hi != 0) high = std::max(high, ulid_hi >> (kUlidRandomBits - 64));
+  return high;
+}
 
 }  // namespace snowflake

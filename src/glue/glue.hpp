@@ -26,7 +26,7 @@ extern "C" {
 
 #include "fmgr.h"
 #include "miscadmin.h"
-#include "storage/lwlock.h"
+#include "access/xlog.h"
 #include "storage/spin.h"
 #include "utils/timestamp.h"
 }
@@ -58,16 +58,40 @@ extern SharedState *shared;
 [[noreturn]] void raise_exhausted(const char *kind);
 
 // The durable reservation (reservation.cpp).
-extern LWLock *reservation_lock;
-// At server start (shmem_startup_hook): read the reservation and start the clock above it.
+// In _PG_init: the background worker that writes the reservation.
+void register_reservation_writer();
+// At server start (shmem_startup_hook): read the reservation, make it the floor of the IDs'
+// time, and lower it at the postmaster's exit.
 void load_reservation(SharedState &state);
-// Makes the reservation cover needed_unix_ms, on disk, or raises an ERROR.
-void extend_reservation(uint64_t needed_unix_ms);
+// Waits (interruptibly) until the reservation covers needed_unix_ms, or raises an ERROR.
+void await_reservation(uint64_t needed_unix_ms);
+// Asks the writer to extend the reservation past unix_ms, without waiting.
+void request_reservation(Reservation &r, uint64_t unix_ms);
+
+[[noreturn]] void raise_in_recovery();
+
+// Refuses to generate while the server is in recovery. Once a backend has seen recovery
+// over, it stays over for that backend (as RecoveryInProgress() itself assumes), so the hot
+// path pays one test of a local flag.
+extern bool recovery_seen_over;
+inline void check_not_in_recovery() {
+  if (unlikely(!recovery_seen_over)) {
+    if (RecoveryInProgress()) raise_in_recovery();
+    recovery_seen_over = true;
+  }
+}
 
 // The shared state; raises the "not preloaded" ERROR when it does not exist.
 inline SharedState &require_shared() {
   if (unlikely(shared == nullptr)) raise_not_preloaded();
   return *shared;
+}
+
+// The same, for generating: refused on a server in recovery (a standby has its primary's
+// shard and no reservation of its own).
+inline SharedState &generating_state() {
+  check_not_in_recovery();
+  return require_shared();
 }
 
 // The clock, inline because it is on every ID's path (clock_glue.cpp has the slow paths).
@@ -120,9 +144,20 @@ struct Sources128 {
 };
 Sources128 backend_sources128();
 inline Sources128 sources128() {
+  check_not_in_recovery();
   if (likely(shared != nullptr))
     return Sources128{shared->clock, shared->streams, &shared->reservation};
   return backend_sources128();
+}
+
+// After a value at unix_ms is issued, with the clock at now_unix_ms: close to the
+// reservation, ask the writer for more now, so that no generator has to wait for it.
+inline void after_issue(Reservation *r, uint64_t unix_ms, uint64_t now_unix_ms) {
+  if (r != nullptr &&
+      unlikely(reservation_due(unix_ms, r->reserved_unix_ms.load(std::memory_order_relaxed),
+                               static_cast<uint64_t>(reservation_window_ms),
+                               unix_ms > now_unix_ms ? unix_ms - now_unix_ms : 0)))
+    request_reservation(*r, unix_ms);
 }
 
 // The limits of a stream whose milliseconds count from origin_unix_ms.
@@ -145,8 +180,7 @@ void wait_for_clock(uint64_t ms);
 // kind's range is used up (kExhausted).
 inline void settle(Step step, uint64_t value, Reservation *r, const char *kind) {
   if (step == Step::kReserve) {
-    extend_reservation(value);
-    CHECK_FOR_INTERRUPTS();  // no lock is held here; a cancel ends even a slow disk's loop
+    await_reservation(value);
   } else if (step == Step::kWait) {
     if (r != nullptr) r->lead_waits.fetch_add(1, std::memory_order_relaxed);
     wait_for_clock(value);

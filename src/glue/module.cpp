@@ -64,7 +64,6 @@ shmem_startup_hook_type prev_shmem_startup_hook = nullptr;
 void request_shmem() {
   if (prev_shmem_request_hook) prev_shmem_request_hook();
   RequestAddinShmemSpace(sizeof(SharedState));
-  RequestNamedLWLockTranche("snowflake", 1);
 }
 
 void startup_shmem() {
@@ -80,7 +79,6 @@ void startup_shmem() {
     load_reservation(*state);
   }
   shared = static_cast<SharedState *>(mem);
-  reservation_lock = &GetNamedLWLockTranche("snowflake")->lock;
   LWLockRelease(AddinShmemInitLock);
 }
 
@@ -93,8 +91,9 @@ void define_settings() {
   DefineCustomIntVariable(
       "snowflake.max_lead", "How far ahead of the clock IDs may run when a shard's 1,024 "
       "IDs of a millisecond are used up.",
-      "Past this lead, snowflake() waits for the clock.", &max_lead_ms, 1000, 0, 3600000,
-      PGC_SUSET, GUC_UNIT_MS, nullptr, nullptr, nullptr);
+      "Past this lead, snowflake() waits for the clock. The lead is shared by every session, so "
+      "the bound is the server's, set in its configuration.",
+      &max_lead_ms, 1000, 0, 3600000, PGC_SIGHUP, GUC_UNIT_MS, nullptr, nullptr, nullptr);
   DefineCustomStringVariable(
       "snowflake.epoch", "Epoch of snowflake IDs, in milliseconds since 1970-01-01 UTC.",
       "The default is 2020-01-01 00:00:00 UTC. Changing it changes the meaning of every "
@@ -127,6 +126,18 @@ void raise_not_preloaded() {
   pg_unreachable();
 }
 
+bool recovery_seen_over = false;
+
+void raise_in_recovery() {
+  ereport(ERROR,
+          (errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
+           errmsg("cannot generate snowflake IDs during recovery"),
+           errdetail("A standby has its primary's snowflake.shard_id and no reservation of its "
+                     "own: its IDs could repeat the primary's."),
+           errhint("Generate IDs on the primary.")));
+  pg_unreachable();
+}
+
 static char exception_message[256];
 
 void keep_exception_message(const char *what) noexcept {
@@ -151,4 +162,5 @@ extern "C" void _PG_init(void) {
   shmem_request_hook = request_shmem;
   prev_shmem_startup_hook = shmem_startup_hook;
   shmem_startup_hook = startup_shmem;
+  register_reservation_writer();
 }

@@ -1,6 +1,8 @@
-// The durable reservation: a file in the data directory, written and fsynced before any ID
-// reaches the time it holds, and read at server start so that every generator continues
-// above it.
+// The durable reservation: a file in the data directory holding a time that every ID of
+// every kind stays below. One background worker, the reservation writer, writes and fsyncs
+// it ahead of need; generators never write it, and wait for it (interruptibly) only when a
+// value would reach it. At server start it is a floor for the IDs' time; at server exit it
+// is lowered to just above the last ID issued, so that a restart leaves no lead.
 #include "glue.hpp"
 
 #include <cerrno>
@@ -11,77 +13,115 @@ extern "C" {
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "pgstat.h"
+#include "postmaster/bgworker.h"
+#include "postmaster/interrupt.h"
 #include "storage/fd.h"
-#include "storage/lwlock.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "utils/guc.h"
+#include "utils/wait_event.h"
 }
 
 namespace snowflake::glue {
 
 int reservation_window_ms = 1000;
-LWLock *reservation_lock = nullptr;
 
 namespace {
 
 constexpr char kFile[] = "snowflake.reservation";
 constexpr char kTempFile[] = "snowflake.reservation.tmp";
-constexpr char kHeader[] = "snowflake reservation 1\n";
+// Version 2 records snowflake.epoch too; version 1 (0.1.0) is read, and rewritten as 2.
+constexpr char kHeader1[] = "snowflake reservation 1\n";
+constexpr char kHeader2[] = "snowflake reservation 2\n";
+constexpr char kEpochField[] = "epoch ";
+// The clock counts nanoseconds in an int64: a reservation past 2262-04-11 cannot be a time.
+constexpr uint64_t kMaxReservationMs = static_cast<uint64_t>(INT64_MAX / 1000000);
 
-void write_reservation_file(uint64_t unix_ms) {
-  char text[64];
-  const int len = snprintf(text, sizeof text, "%s%" PRIu64 "\n", kHeader, unix_ms);
+// Writes the reservation file: a temporary file, written and fsynced, renamed into place
+// (durable_rename fsyncs the file and the directory). On failure, reports at elevel; with
+// ERROR that does not return, with LOG it returns false and keeps errno.
+bool write_reservation_file(uint64_t unix_ms, int elevel) {
+  char text[128];
+  const int len = snprintf(text, sizeof text, "%s%" PRIu64 "\n%s%lld\n", kHeader2, unix_ms,
+                           kEpochField, static_cast<long long>(epoch_ms));
   const int fd = OpenTransientFile(kTempFile, O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY);
-  if (fd < 0)
-    ereport(ERROR, (errcode_for_file_access(),
-                    errmsg("could not write the snowflake reservation file \"%s\": %m",
-                           kTempFile),
-                    errdetail("No ID is issued until the reservation is on disk.")));
+  if (fd < 0) {
+    const int e = errno;
+    ereport(elevel, (errcode_for_file_access(),
+                     errmsg("could not write the snowflake reservation file \"%s\": %m",
+                            kTempFile)));
+    errno = e;
+    return false;
+  }
   errno = 0;
   if (write(fd, text, static_cast<size_t>(len)) != len) {
-    if (errno == 0) errno = ENOSPC;
-    ereport(ERROR, (errcode_for_file_access(),
-                    errmsg("could not write the snowflake reservation file \"%s\": %m",
-                           kTempFile),
-                    errdetail("No ID is issued until the reservation is on disk.")));
+    const int e = errno == 0 ? ENOSPC : errno;
+    CloseTransientFile(fd);
+    errno = e;
+    ereport(elevel, (errcode_for_file_access(),
+                     errmsg("could not write the snowflake reservation file \"%s\": %m",
+                            kTempFile)));
+    errno = e;
+    return false;
   }
-  if (pg_fsync(fd) != 0)
-    ereport(ERROR, (errcode_for_file_access(),
-                    errmsg("could not fsync the snowflake reservation file \"%s\": %m",
-                           kTempFile)));
-  if (CloseTransientFile(fd) != 0)
-    ereport(ERROR, (errcode_for_file_access(),
-                    errmsg("could not close the snowflake reservation file \"%s\": %m",
-                           kTempFile)));
-  (void)durable_rename(kTempFile, kFile, ERROR);
+  if (CloseTransientFile(fd) != 0) {
+    const int e = errno;
+    ereport(elevel, (errcode_for_file_access(),
+                     errmsg("could not close the snowflake reservation file \"%s\": %m",
+                            kTempFile)));
+    errno = e;
+    return false;
+  }
+  return durable_rename(kTempFile, kFile, elevel) == 0;
 }
 
-// The reservation on disk, 0 when there is none yet.
-uint64_t read_reservation_file() {
+bool parse_u64(const char *&p, uint64_t *out) {
+  if (*p < '0' || *p > '9') return false;
+  errno = 0;
+  char *end = nullptr;
+  *out = strtoull(p, &end, 10);
+  if (errno != 0) return false;
+  p = end;
+  return true;
+}
+
+struct FileContents {
+  uint64_t unix_ms;  // 0 when there is no file yet
+  bool has_epoch;
+  uint64_t epoch_ms;
+};
+
+// The reservation on disk. A corrupt file stops the server: it is never guessed at.
+FileContents read_reservation_file() {
+  FileContents f{0, false, 0};
   const int fd = OpenTransientFile(kFile, O_RDONLY | PG_BINARY);
   if (fd < 0) {
-    if (errno == ENOENT) return 0;
+    if (errno == ENOENT) return f;
     ereport(FATAL, (errcode_for_file_access(),
                     errmsg("could not open the snowflake reservation file \"%s\": %m", kFile)));
   }
-  char text[128];
+  char text[256];
   const ssize_t len = read(fd, text, sizeof text - 1);
   if (len < 0)
     ereport(FATAL, (errcode_for_file_access(),
                     errmsg("could not read the snowflake reservation file \"%s\": %m", kFile)));
   CloseTransientFile(fd);
-  bool ok = len > 0;
-  uint64_t value = 0;
-  if (ok) {
-    text[len] = '\0';
-    const size_t header = sizeof kHeader - 1;
-    char *end = nullptr;
-    ok = static_cast<size_t>(len) > header && strncmp(text, kHeader, header) == 0;
-    if (ok) {
-      const char *digits = text + header;
-      errno = 0;
-      value = strtoull(digits, &end, 10);
-      ok = *digits >= '0' && *digits <= '9' && errno == 0 && *end == '\n' && end[1] == '\0' &&
-           value <= kMaxUnixMs48;
+  text[len > 0 ? len : 0] = '\0';
+  const char *p = text;
+  bool ok = false;
+  const bool v1 = strncmp(p, kHeader1, sizeof kHeader1 - 1) == 0;
+  const bool v2 = strncmp(p, kHeader2, sizeof kHeader2 - 1) == 0;
+  if (v1 || v2) {
+    p += sizeof kHeader1 - 1;
+    ok = parse_u64(p, &f.unix_ms) && *p++ == '\n' && f.unix_ms <= kMaxReservationMs;
+    if (ok && v2) {
+      ok = strncmp(p, kEpochField, sizeof kEpochField - 1) == 0;
+      if (ok) p += sizeof kEpochField - 1;
+      ok = ok && parse_u64(p, &f.epoch_ms) && *p++ == '\n';
+      f.has_epoch = ok;
     }
+    ok = ok && *p == '\0' && static_cast<size_t>(p - text) == static_cast<size_t>(len);
   }
   if (!ok)
     ereport(FATAL,
@@ -89,45 +129,171 @@ uint64_t read_reservation_file() {
              errmsg("the snowflake reservation file \"%s\" is corrupt", kFile),
              errhint("Restore it from a backup. Otherwise remove it, and start the server only "
                      "once the system clock is past the time of every ID already issued.")));
-  return value;
+  return f;
+}
+
+// At the postmaster's exit (a shutdown, or the reset after a crash), once no process can
+// issue an ID any more: the reservation comes down to just above the last ID issued, so
+// that the next start has no lead to carry. It never goes below any ID issued.
+void lower_reservation_at_exit(int, Datum) {
+  if (shared == nullptr) return;
+  Reservation &r = shared->reservation;
+  const uint64_t high = high_water_unix_ms(*shared, static_cast<uint64_t>(epoch_ms));
+  const uint64_t reserved = r.reserved_unix_ms.load();
+  if (high == 0 || high + 1 >= reserved) return;
+  if (write_reservation_file(high + 1, LOG)) r.reserved_unix_ms.store(high + 1);
+}
+
+uint32 reservation_wait_event() {
+#ifdef SNOWFLAKE_NAMED_WAIT_EVENTS
+  static uint32 event = 0;
+  if (event == 0) event = WaitEventExtensionNew("SnowflakeReservation");
+  return event;
+#else
+  return PG_WAIT_EXTENSION;
+#endif
+}
+
+pg_noinline void raise_write_failed(int saved_errno) {
+  errno = saved_errno;
+  ereport(ERROR, (errcode_for_file_access(),
+                  errmsg("could not write the snowflake reservation file \"%s\": %m", kTempFile),
+                  errdetail("No ID is issued until the reservation is on disk.")));
+}
+
+pg_noinline void raise_no_writer() {
+  ereport(ERROR,
+          (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+           errmsg("the snowflake reservation writer is not running"),
+           errdetail("No ID is issued until the reservation is on disk."),
+           errhint("It is a background worker: see max_worker_processes and the server log.")));
+}
+
+// The writer's view of the IDs' time (it never moves the clock itself; see clock_peek).
+uint64_t writer_now_ms(const SharedState &state) {
+  const int64_t ns = clock_peek(state.clock, read_clock(CLOCK_MONOTONIC));
+  return ns > 0 ? static_cast<uint64_t>(ns / 1000000) : 0;
+}
+
+// The writer's loop: extend the reservation when a generator asks (and once at start), and
+// sleep otherwise. A failed write is counted and retried; waiting generators turn it into
+// an ERROR.
+void run_writer(SharedState &state) {
+  Reservation &r = state.reservation;
+  r.writer.store(MyLatch);
+  bool first = true;
+  while (!ShutdownRequestPending) {
+    if (ConfigReloadPending) {
+      ConfigReloadPending = false;
+      ProcessConfigFile(PGC_SIGHUP);
+    }
+    const uint64_t window = static_cast<uint64_t>(reservation_window_ms);
+    const uint64_t reserved = r.reserved_unix_ms.load(std::memory_order_acquire);
+    const uint64_t requested = r.requested_unix_ms.load(std::memory_order_acquire);
+    long timeout = 1000;
+    const uint64_t now = writer_now_ms(state);
+    if (first || reservation_due(requested, reserved, window, requested > now ? requested - now : 0)) {
+      const uint64_t need = std::max(now, requested);
+      const uint64_t target = reservation_target(
+          need, now, window, r.last_write_ms.load(std::memory_order_relaxed));
+      if (write_reservation_file(target, LOG)) {
+        r.reserved_unix_ms.store(target, std::memory_order_release);
+        r.writes.fetch_add(1, std::memory_order_relaxed);
+        const uint64_t after = writer_now_ms(state);
+        r.last_write_ms.store(after > now ? after - now : 0, std::memory_order_relaxed);
+        first = false;
+      } else {
+        r.write_errno.store(errno, std::memory_order_relaxed);
+        r.write_failures.fetch_add(1, std::memory_order_release);
+        timeout = 100;  // try again soon
+      }
+    }
+    (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, timeout,
+                    PG_WAIT_EXTENSION);
+    ResetLatch(MyLatch);
+  }
+  r.writer.store(nullptr);
 }
 
 }  // namespace
 
-void load_reservation(SharedState &state) {
-  const uint64_t reserved = read_reservation_file();
-  state.reservation.reserved_unix_ms.store(reserved);
-  const int64_t ahead = clock_start_at(state.clock, read_clock(CLOCK_MONOTONIC),
-                                       read_clock(CLOCK_REALTIME),
-                                       static_cast<int64_t>(reserved) * 1000000);
-  if (ahead > 0)
-    ereport(WARNING,
-            (errmsg("system clock is %.3f s behind the snowflake reservation",
-                    static_cast<double>(ahead) / 1e9),
-             errdetail("IDs continue from the reservation, above every ID issued before the "
-                       "restart, and advance at real-time rate.")));
+void register_reservation_writer() {
+  BackgroundWorker worker = {};
+  worker.bgw_flags = BGWORKER_SHMEM_ACCESS;
+  // A standby issues no ID, so it extends no reservation.
+  worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
+  worker.bgw_restart_time = 1;
+  snprintf(worker.bgw_library_name, sizeof worker.bgw_library_name, "snowflake");
+  snprintf(worker.bgw_function_name, sizeof worker.bgw_function_name,
+           "snowflake_reservation_writer");
+  snprintf(worker.bgw_name, sizeof worker.bgw_name, "snowflake reservation writer");
+  snprintf(worker.bgw_type, sizeof worker.bgw_type, "snowflake reservation writer");
+  RegisterBackgroundWorker(&worker);
 }
 
-void extend_reservation(uint64_t needed_unix_ms) {
+void load_reservation(SharedState &state) {
+  const FileContents f = read_reservation_file();
+  if (f.has_epoch && f.epoch_ms != static_cast<uint64_t>(epoch_ms))
+    ereport(FATAL,
+            (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+             errmsg("snowflake.epoch is %lld, but IDs were issued with %llu",
+                    static_cast<long long>(epoch_ms), static_cast<unsigned long long>(f.epoch_ms)),
+             errdetail("Stored snowflake IDs count their time from the old epoch; with a new "
+                       "one, new IDs would not sort above them, and could repeat them."),
+             errhint("Set snowflake.epoch back to %llu. Only if no snowflake ID of the old "
+                     "epoch is kept anywhere, remove the file \"%s\" instead.",
+                     static_cast<unsigned long long>(f.epoch_ms), kFile)));
+  state.reservation.reserved_unix_ms.store(f.unix_ms);
+  // The reservation reaches at most a window and a quarter past the last IDs (more while a
+  // burst ran ahead of the clock); a wall clock further behind it was set back.
+  const int64_t threshold_ns = int64_t{2} * reservation_window_ms * 1000000;
+  const int64_t behind =
+      clock_start_at(state.clock, read_clock(CLOCK_MONOTONIC), read_clock(CLOCK_REALTIME),
+                     static_cast<int64_t>(f.unix_ms) * 1000000, threshold_ns);
+  if (behind > threshold_ns)
+    ereport(WARNING,
+            (errmsg("system clock is %.3f s behind the snowflake reservation",
+                    static_cast<double>(behind) / 1e9),
+             errdetail("IDs continue above the reservation, above every ID issued before the "
+                       "restart, and follow the clock again once it passes it.")));
+  if (!IsUnderPostmaster) on_shmem_exit(lower_reservation_at_exit, 0);
+}
+
+void await_reservation(uint64_t needed_unix_ms) {
   SharedState &state = require_shared();
   Reservation &r = state.reservation;
-  LWLockAcquire(reservation_lock, LW_EXCLUSIVE);
-  if (r.reserved_unix_ms.load(std::memory_order_relaxed) <= needed_unix_ms) {
-    const uint64_t now = clock_now_unix_ms(state.clock);
-    // Reach past the window, and past twice the last write's time: on storage slower than
-    // the window, a reservation must not be overtaken by the clock while it is written.
-    uint64_t ahead = static_cast<uint64_t>(reservation_window_ms);
-    const uint64_t slow = 2 * r.last_write_ms.load(std::memory_order_relaxed);
-    if (slow > ahead) ahead = slow;
-    const uint64_t target = needed_unix_ms + 1 > now + ahead ? needed_unix_ms + 1 : now + ahead;
-    write_reservation_file(target);  // an ERROR here releases the lock and issues nothing
-    r.reserved_unix_ms.store(target, std::memory_order_release);
-    r.writes.fetch_add(1, std::memory_order_relaxed);
-    const uint64_t after = clock_now_unix_ms(state.clock);
-    // (One backend's readings may step back by microseconds: see tsc_clock.hpp.)
-    r.last_write_ms.store(after > now ? after - now : 0, std::memory_order_relaxed);
+  const uint64_t failures = r.write_failures.load(std::memory_order_acquire);
+  if (r.request(needed_unix_ms))
+    if (void *latch = r.writer.load()) SetLatch(static_cast<Latch *>(latch));
+  r.waits.fetch_add(1, std::memory_order_relaxed);
+  const TimestampTz started = GetCurrentTimestamp();
+  while (r.reserved_unix_ms.load(std::memory_order_acquire) <= needed_unix_ms) {
+    if (r.write_failures.load(std::memory_order_acquire) != failures)
+      raise_write_failed(r.write_errno.load(std::memory_order_relaxed));
+    if (r.writer.load() == nullptr &&
+        TimestampDifferenceExceeds(started, GetCurrentTimestamp(), 10000))
+      raise_no_writer();
+    (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 1,
+                    reservation_wait_event());
+    ResetLatch(MyLatch);
+    CHECK_FOR_INTERRUPTS();
   }
-  LWLockRelease(reservation_lock);
+}
+
+void request_reservation(Reservation &r, uint64_t unix_ms) {
+  if (r.request(unix_ms))
+    if (void *latch = r.writer.load()) SetLatch(static_cast<Latch *>(latch));
 }
 
 }  // namespace snowflake::glue
+
+extern "C" PGDLLEXPORT void snowflake_reservation_writer(Datum);
+
+extern "C" void snowflake_reservation_writer(Datum) {
+  pqsignal(SIGHUP, SignalHandlerForConfigReload);
+  pqsignal(SIGTERM, SignalHandlerForShutdownRequest);
+  BackgroundWorkerUnblockSignals();
+  if (snowflake::glue::shared == nullptr) proc_exit(1);
+  snowflake::glue::run_writer(*snowflake::glue::shared);
+  proc_exit(0);
+}

@@ -19,14 +19,18 @@ pg_noinline void raise_bad_shard(int32 shard) {
 }
 
 int64 issue(uint32_t shard) {
-  SharedState &state = require_shared();
+  SharedState &state = generating_state();
   std::atomic<uint64_t> &slot = state.shards[shard].last;
   for (;;) {
     const Limits limits =
         stream_limits(&state.reservation, kMaxTimeMs, static_cast<uint64_t>(epoch_ms));
-    const NextResult r = next_state<kSeqBits>(slot, clock_now_ms(state.clock), limits);
-    if (likely(r.step == Step::kIssued))
+    const uint64_t now_ms = clock_now_ms(state.clock);
+    const NextResult r = next_state<kSeqBits>(slot, now_ms, limits);
+    if (likely(r.step == Step::kIssued)) {
+      after_issue(&state.reservation, (r.value >> kSeqBits) + static_cast<uint64_t>(epoch_ms),
+                  now_ms + static_cast<uint64_t>(epoch_ms));
       return static_cast<int64>(pack(r.value >> kSeqBits, shard, r.value & kMaxSeq));
+    }
     settle(r.step, r.step == Step::kReserve ? r.value + static_cast<uint64_t>(epoch_ms) : r.value,
            &state.reservation, "snowflake");
   }

@@ -14,7 +14,7 @@ namespace {
 using namespace snowflake;
 using namespace snowflake::glue;
 
-constexpr int kColumns = 10;
+constexpr int kColumns = 12;
 
 struct Row {
   const char *kind;
@@ -40,6 +40,8 @@ void put_row(ReturnSetInfo *rsinfo, const SharedState &state, const Row &row, ui
   values[8] = TimestampTzGetDatum(unix_ms_to_timestamptz(static_cast<int64_t>(reserved)));
   nulls[8] = reserved == 0;  // nothing reserved yet
   values[9] = Int64GetDatum(static_cast<int64>(state.reservation.writes.load()));
+  values[10] = Int64GetDatum(static_cast<int64>(state.reservation.waits.load()));
+  values[11] = Int64GetDatum(static_cast<int64>(state.reservation.write_failures.load()));
   tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 

@@ -167,6 +167,7 @@ SNOWFLAKE_FUNCTION(ulid_generate) {
     const UlidNext r = ulid_next(src.streams.ulid, now_ms, have_random, random,
                                  stream_limits(src.reservation, kMaxUnixMs48, 0));
     if (likely(r.step == Step::kIssued)) {
+      after_issue(src.reservation, static_cast<uint64_t>(r.value >> kUlidRandomBits), now_ms);
       uint8_t bytes[16];
       store_be128(bytes, r.value);
       return ulid_datum(bytes);

@@ -25,10 +25,11 @@ SNOWFLAKE_FUNCTION(snowflake_uuidv7) {
   const Sources128 src = sources128();
   const uint64_t rand_b = random_u64();
   for (;;) {
-    const NextResult r =
-        next_state<kUuidCounterBits>(src.streams.uuid.last, clock_now_unix_ms(src.clock),
-                                     stream_limits(src.reservation, kMaxUnixMs48, 0));
+    const uint64_t now_ms = clock_now_unix_ms(src.clock);
+    const NextResult r = next_state<kUuidCounterBits>(
+        src.streams.uuid.last, now_ms, stream_limits(src.reservation, kMaxUnixMs48, 0));
     if (likely(r.step == Step::kIssued)) {
+      after_issue(src.reservation, r.value >> kUuidCounterBits, now_ms);
       uint8_t bytes[16];
       uuidv7_compose(bytes, r.value >> kUuidCounterBits,
                      static_cast<uint32_t>(r.value & ((1u << kUuidCounterBits) - 1)), rand_b);

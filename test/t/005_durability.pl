@@ -17,6 +17,7 @@ $node->init;
 $node->append_conf('postgresql.conf', qq{
 shared_preload_libraries = 'snowflake'
 snowflake.shard_id = 3
+snowflake.max_lead = '10s'
 });
 $node->start;
 $node->safe_psql('postgres', q{
@@ -31,7 +32,6 @@ CREATE TABLE maxima (era serial, sf3 bigint, sf9 bigint, v7 uuid, ul ulid);
 sub issue
 {
 	$node->safe_psql('postgres', q{
-SET snowflake.max_lead = '10s';
 INSERT INTO ids SELECT snowflake(), snowflake_uuidv7(), ulid() FROM generate_series(1, 1000);
 INSERT INTO ids (sf) SELECT max(s) FROM (SELECT snowflake(9) AS s FROM generate_series(1, 3000000)) x;
 INSERT INTO ids SELECT snowflake(), snowflake_uuidv7(), ulid() FROM generate_series(1, 1000);
@@ -201,9 +201,15 @@ like($node->safe_psql('postgres', 'SELECT snowflake()'), qr/^\d+$/, 'once it can
 # A wait at the lead bound ends with statement_timeout, and with a cancel. With no lead
 # allowed, 100,000,000 IDs of one shard would take 98 s. (generate_series in the select
 # list yields its rows one by one, so the IDs are made from the start.)
+# snowflake.max_lead is the server's (a session's own would hold back every other session):
+# set in its configuration.
+$node->safe_psql('postgres', 'ALTER SYSTEM SET snowflake.max_lead = 0');
+$node->reload;
+$node->poll_query_until('postgres', q{SELECT current_setting('snowflake.max_lead') = '0'})
+  or die 'snowflake.max_lead was not reloaded';
 my $waits = $node->safe_psql('postgres', 'SELECT coalesce(max(lead_waits), 0) FROM snowflake_status()');
 ($ret, $stdout, $stderr) = $node->psql('postgres',
-	"SET snowflake.max_lead = 0; SET statement_timeout = '500ms'; SELECT count(snowflake(12)) FROM (SELECT generate_series(1, 100000000)) s");
+	"SET statement_timeout = '500ms'; SELECT count(snowflake(12)) FROM (SELECT generate_series(1, 100000000)) s");
 like($stderr, qr/canceling statement due to statement timeout/, 'statement_timeout ends a wait at the lead bound');
 ok($node->safe_psql('postgres', 'SELECT max(lead_waits) FROM snowflake_status()') > $waits,
 	'the waits are counted');
@@ -212,7 +218,7 @@ my ($out, $err) = ('', '');
 my $started = time;
 my $h = IPC::Run::start(
 	[ 'psql', '-XAtq', '-d', $node->connstr('postgres'), '-c',
-	  'SET snowflake.max_lead = 0; SELECT count(snowflake(13)) FROM (SELECT generate_series(1, 100000000)) s' ],
+	  'SELECT count(snowflake(13)) FROM (SELECT generate_series(1, 100000000)) s' ],
 	'>', \$out, '2>', \$err);
 # pg_stat_activity names the wait: SnowflakeMaxLead on 17 and later, where extensions have
 # wait events of their own; the generic Extension before.
@@ -230,8 +236,11 @@ ok(time - $started < 60, 'promptly');
 $node->stop;
 my $file = $node->data_dir . '/snowflake.reservation';
 my $good = slurp_file($file);
+# (9223372036855 ms is past 2262-04-11, which the clock's nanoseconds cannot hold.)
 foreach my $bad ("snowflake reservation 1\n-5\n", "snowflake reservation 1\n99999999999999999\n",
-	"snowflake reservation 1\n", "something else\n")
+	"snowflake reservation 1\n", "something else\n",
+	"snowflake reservation 2\n9223372036855\nepoch 1577836800000\n",
+	"snowflake reservation 2\n1000\n", "snowflake reservation 2\n1000\nepoch x\n")
 {
 	open my $fh, '>', $file or die;
 	print $fh $bad;

@@ -20,6 +20,7 @@ plan skip_all => 'libfaketime is not installed' unless -f $faketime;
 my $conf = qq{
 shared_preload_libraries = 'snowflake'
 snowflake.shard_id = 3
+snowflake.max_lead = '10s'
 };
 
 my $old = PostgreSQL::Test::Cluster->new('old', install_path => $old_install);
@@ -31,7 +32,6 @@ $old->start;
 $old->safe_psql('postgres', q{
 CREATE EXTENSION snowflake;
 CREATE TABLE ids (sf bigint, v7 uuid, ul ulid);
-SET snowflake.max_lead = '10s';
 INSERT INTO ids SELECT snowflake(), snowflake_uuidv7(), ulid() FROM generate_series(1, 10000);
 INSERT INTO ids (sf) SELECT max(s) FROM (SELECT snowflake(9) AS s FROM generate_series(1, 3000000)) x;
 INSERT INTO ids SELECT snowflake(), snowflake_uuidv7(), ulid() FROM generate_series(1, 10000);

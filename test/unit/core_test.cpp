@@ -20,7 +20,8 @@ using SharedState = SharedStateT<SpinLock>;
 namespace {
 
 constexpr int64_t kMs = 1000000;                 // ns
-constexpr int64_t kMinute = 60 * 1000 * kMs;     // ns
+constexpr int64_t kSecond = 1000 * kMs;          // ns
+constexpr int64_t kMinute = 60 * kSecond;        // ns
 constexpr int64_t kWallStart = 1763000000000 * kMs;  // some day in 2025, ns since 1970
 
 // A fake machine: a monotonic clock and a wall clock that tests advance and step.
@@ -274,23 +275,45 @@ TEST(GeneratorTest, NothingIsIssuedAtOrPastTheReservation) {
   EXPECT_EQ(gen.next(102).value, uint64_t{102} << kSeqBits);
 }
 
-TEST_F(ClockTest, RestartStartsAtTheReservationWhenTheClockIsBehindIt) {
+TEST_F(ClockTest, RestartBehindTheReservationHoldsAtItUntilTheWallClockPassesIt) {
   // The clock was set back 10 minutes across a restart; the reservation is where IDs were.
   const int64_t reserved = kWallStart + 10 * kMinute;
-  EXPECT_EQ(clock_start_at(state, clock.mono, clock.wall, reserved), 10 * kMinute);
+  EXPECT_EQ(clock_start_at(state, clock.mono, clock.wall, reserved, kSecond), 10 * kMinute);
+  EXPECT_EQ(state.steps_back.load(), 1u);  // more than the reservation's reach: a step
   const ClockTick first = clock.now(state, local);
   EXPECT_EQ(first.unix_ns, reserved);
   EXPECT_EQ(first.event, ClockEvent::kNone);  // the caller of clock_start_at reports it
   clock.advance(5 * kMs);
-  const ClockTick t = clock.now(state, local);
-  EXPECT_EQ(t.unix_ns, reserved + 5 * kMs);  // real-time rate from the reservation
-  EXPECT_EQ(t.event, ClockEvent::kNone);
+  EXPECT_EQ(clock.now(state, local).unix_ns, reserved);  // held at the floor, never below
+  // Once the wall clock passes the floor, the IDs' time is the wall clock's again: no lead
+  // is left behind.
+  clock.advance(10 * kMinute);
+  const ClockTick later = clock.now(state, local);
+  EXPECT_EQ(later.unix_ns, clock.wall);
+  EXPECT_EQ(later.event, ClockEvent::kNone);
   EXPECT_EQ(state.steps_back.load(), 1u);
+}
+
+TEST_F(ClockTest, QuickRestartsLeaveNoLead) {
+  // A restart finds the reservation up to its reach ahead of the wall clock: not a step, and
+  // only a floor; restart after restart, the IDs' time stays with the wall clock.
+  for (int restart = 0; restart < 5; ++restart) {
+    ClockState s;
+    s.init();
+    LocalClock l;
+    const int64_t reserved = clock.wall + 900 * kMs;
+    EXPECT_EQ(clock_start_at(s, clock.mono, clock.wall, reserved, kSecond), 900 * kMs);
+    EXPECT_EQ(s.steps_back.load(), 0u);
+    EXPECT_EQ(clock.now(s, l).unix_ns, reserved);
+    clock.advance(kSecond);
+    EXPECT_EQ(clock.now(s, l).unix_ns, clock.wall);
+  }
   // A reservation in the past changes nothing.
   ClockState fresh;
   fresh.init();
-  EXPECT_EQ(clock_start_at(fresh, clock.mono, clock.wall, kWallStart), 0);
+  EXPECT_EQ(clock_start_at(fresh, clock.mono, clock.wall, kWallStart, kSecond), 0);
   EXPECT_EQ(fresh.offset_ns.load(), clock.wall - clock.mono);
+  EXPECT_EQ(clock.now(fresh, local).unix_ns, clock.wall);
 }
 
 TEST(GeneratorTest, EpochEdges) {
@@ -560,3 +583,65 @@ TEST_F(ClockTest, WallComparisonUsesRealReadings) {
   EXPECT_EQ(u.unix_ns, clock.wall + 777);
 }
 
+
+TEST(Reservation, TargetReachesAWindowAndAQuarterPastNeed) {
+  // Steady load: one write per window of ID time, since requests come a quarter window
+  // before the reservation.
+  EXPECT_EQ(reservation_target(10000, 10000, 1000, 0), 11250u);
+  EXPECT_FALSE(reservation_due(11250 - 251, 11250, 1000, 0));
+  EXPECT_TRUE(reservation_due(11250 - 250, 11250, 1000, 0));
+  // A stream running 600 ms ahead of the clock asks 600 ms earlier.
+  EXPECT_TRUE(reservation_due(11250 - 850, 11250, 1000, 600));
+  EXPECT_FALSE(reservation_due(11250 - 851, 11250, 1000, 600));
+  EXPECT_EQ(reservation_target(11000, 11000, 1000, 0) - 11250, 1000u);
+  // Slow storage: twice the last write's time.
+  EXPECT_EQ(reservation_target(10000, 10000, 1000, 900), 11800u);
+  // A burst running ahead of the clock: three times its lead further, so that a burst of any
+  // length takes a few writes (the lead doubling between them), not one per millisecond.
+  EXPECT_EQ(reservation_target(13000, 10000, 1000, 0), 13000u + 1250 + 9000);
+  uint64_t reserved = 11250;
+  int writes = 0;
+  for (uint64_t need = 10000; need < 20000; ++need)  // IDs 10 s ahead, made at once
+    if (reservation_due(need, reserved, 1000, need - 10000)) {
+      reserved = reservation_target(need, 10000, 1000, 0);
+      ++writes;
+    }
+  EXPECT_LE(writes, 6);
+}
+
+TEST(Reservation, RequestsOnlyRise) {
+  Reservation r;
+  r.init();
+  EXPECT_TRUE(r.request(100));
+  EXPECT_FALSE(r.request(100));  // not raised: no need to wake the writer again
+  EXPECT_FALSE(r.request(50));
+  EXPECT_TRUE(r.request(101));
+  EXPECT_EQ(r.requested_unix_ms.load(), 101u);
+}
+
+TEST(Reservation, HighWaterIsTheLatestValueOfAnyStream) {
+  auto state = std::make_unique<SharedState>();
+  state->init();
+  EXPECT_EQ(high_water_unix_ms(*state, kDefaultEpochMs), 0u);  // nothing issued
+  state->shards[7].last.store((uint64_t{5000} << kSeqBits) | 3);
+  EXPECT_EQ(high_water_unix_ms(*state, kDefaultEpochMs), kDefaultEpochMs + 5000);
+  state->streams.uuid.last.store((kDefaultEpochMs + 9000) << kUuidCounterBits);
+  EXPECT_EQ(high_water_unix_ms(*state, kDefaultEpochMs), kDefaultEpochMs + 9000);
+  state->streams.ulid.hi.store((kDefaultEpochMs + 12000) << (kUlidRandomBits - 64));
+  EXPECT_EQ(high_water_unix_ms(*state, kDefaultEpochMs), kDefaultEpochMs + 12000);
+}
+
+TEST_F(ClockTest, PeekReadsTheIdsTimeWithoutMovingTheClock) {
+  EXPECT_EQ(clock_peek(state, clock.mono), kClockUnset);  // not started
+  clock_start_at(state, clock.mono, clock.wall, kWallStart + 500 * kMs, kSecond);
+  EXPECT_EQ(clock_peek(state, clock.mono), kWallStart + 500 * kMs);  // the floor
+  clock.advance(kSecond);
+  EXPECT_EQ(clock_peek(state, clock.mono), clock.wall);
+  // A stepped wall clock is not looked at: only clock_now, in the processes that issue IDs,
+  // moves the offset and reports the step.
+  clock.wall += 5 * kSecond;
+  EXPECT_EQ(clock_peek(state, clock.mono), clock.wall - 5 * kSecond);
+  EXPECT_EQ(state.steps_forward.load(), 0u);
+  EXPECT_EQ(clock.now(state, local).unix_ns, clock.wall);
+  EXPECT_EQ(state.steps_forward.load(), 1u);
+}
