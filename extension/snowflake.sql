@@ -231,7 +231,8 @@ CREATE FUNCTION snowflake_status(
 	OUT kind text, OUT shard integer, OUT last_ts timestamptz, OUT last_seq bigint,
 	OUT lead_ms bigint, OUT clock_steps_back bigint, OUT clock_steps_forward bigint,
 	OUT lead_waits bigint, OUT reserved_until timestamptz, OUT reservation_writes bigint,
-	OUT reservation_waits bigint, OUT reservation_failures bigint)
+	OUT reservation_waits bigint, OUT reservation_failures bigint,
+	OUT reservation_replayed_until timestamptz)
 	RETURNS SETOF record
 	AS 'MODULE_PATHNAME', 'snowflake_status' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 

@@ -76,6 +76,16 @@ inline int64_t clock_start_at(ClockState &state, int64_t mono_ns, int64_t wall_n
   return gap;
 }
 
+// Raises the floor (never lowers it): a reservation replayed from WAL on a standby, so that
+// after a promotion every ID is above every ID of the rows replayed. Safe to repeat.
+inline void clock_raise_floor(ClockState &state, int64_t floor_unix_ns) noexcept {
+  int64_t cur = state.floor_ns.load(std::memory_order_relaxed);
+  while (cur < floor_unix_ns &&
+         !state.floor_ns.compare_exchange_weak(cur, floor_unix_ns, std::memory_order_acq_rel,
+                                               std::memory_order_relaxed)) {
+  }
+}
+
 // The state as read before a reading of the clocks, so that a reading is never older than
 // the state it is compared with (a reading taken before another backend moved the state
 // could otherwise report a step that did not happen).

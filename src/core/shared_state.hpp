@@ -60,8 +60,10 @@ struct alignas(64) Reservation {
   std::atomic<int> write_errno;             // the errno of the last failed write
   std::atomic<uint64_t> waits;              // times a generator waited for the writer
   std::atomic<uint64_t> lead_waits;         // waits at snowflake.max_lead, of every kind
+  std::atomic<uint64_t> replayed_unix_ms;   // the latest reservation replayed from WAL, 0: none
 
   void init() noexcept {
+    replayed_unix_ms.store(0);
     reserved_unix_ms.store(0);
     requested_unix_ms.store(0);
     writer.store(nullptr);
@@ -71,6 +73,20 @@ struct alignas(64) Reservation {
     write_errno.store(0);
     waits.store(0);
     lead_waits.store(0);
+  }
+
+  // A reservation replayed from WAL (on a standby, or in crash recovery): the reservation
+  // and what was replayed only rise. Safe to repeat.
+  void raise_from_replay(uint64_t unix_ms) noexcept {
+    raise(reserved_unix_ms, unix_ms);
+    raise(replayed_unix_ms, unix_ms);
+  }
+
+  static void raise(std::atomic<uint64_t> &word, uint64_t v) noexcept {
+    uint64_t cur = word.load(std::memory_order_relaxed);
+    while (cur < v && !word.compare_exchange_weak(cur, v, std::memory_order_acq_rel,
+                                                  std::memory_order_relaxed)) {
+    }
   }
 
   // A generator's request that the reservation cover unix_ms; true if it raised the request

@@ -58,8 +58,10 @@ extern SharedState *shared;
 [[noreturn]] void raise_exhausted(const char *kind);
 
 // The durable reservation (reservation.cpp).
-// In _PG_init: the background worker that writes the reservation.
+// In _PG_init: the background worker that writes the reservation, and the custom WAL
+// resource manager that carries it to standbys and backups.
 void register_reservation_writer();
+void register_reservation_wal();
 // At server start (shmem_startup_hook): read the reservation, make it the floor of the IDs'
 // time, and lower it at the postmaster's exit.
 void load_reservation(SharedState &state);

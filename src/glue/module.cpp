@@ -163,4 +163,5 @@ extern "C" void _PG_init(void) {
   prev_shmem_startup_hook = shmem_startup_hook;
   shmem_startup_hook = startup_shmem;
   register_reservation_writer();
+  register_reservation_wal();
 }

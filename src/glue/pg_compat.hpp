@@ -36,3 +36,11 @@
 #else
 #define SNOWFLAKE_MODULE_MAGIC PG_MODULE_MAGIC
 #endif
+
+// The custom WAL resource manager that carries the reservation (15 and later have custom
+// resource managers). PostgreSQL keeps 128 (RM_EXPERIMENTAL_ID) for development; IDs 129 to
+// 255 are for extensions, coordinated on PostgreSQL's wiki page of custom WAL resource
+// managers. 219 is the extension's: should another preloaded module hold it, the server
+// says so at start ("failed to register custom resource manager"), and this one constant
+// changes.
+#define SNOWFLAKE_RMGR_ID 219

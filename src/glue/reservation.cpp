@@ -1,8 +1,12 @@
-// The durable reservation: a file in the data directory holding a time that every ID of
-// every kind stays below. One background worker, the reservation writer, writes and fsyncs
-// it ahead of need; generators never write it, and wait for it (interruptibly) only when a
-// value would reach it. At server start it is a floor for the IDs' time; at server exit it
-// is lowered to just above the last ID issued, so that a restart leaves no lead.
+// The durable reservation: a time that every ID of every kind stays below, kept in a file in
+// the data directory and in WAL. One background worker, the reservation writer, logs it to
+// WAL (flushed), writes and fsyncs the file, and only then publishes it, ahead of need;
+// generators never write it, and wait for it (interruptibly) only when a value would reach
+// it. So the record that covers an ID is in WAL before any row that holds the ID, and a
+// standby, a point-in-time recovery or a base backup started as a server replays the
+// reservation of every row it has. At server start the reservation is a floor for the IDs'
+// time; at server exit it is lowered to just above the last ID issued, so that a restart
+// leaves no lead.
 #include "glue.hpp"
 
 #include <cerrno>
@@ -13,6 +17,11 @@ extern "C" {
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "access/xlog.h"
+#include "access/xlog_internal.h"
+#include "access/xloginsert.h"
+#include "access/xlogreader.h"
+#include "lib/stringinfo.h"
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
 #include "postmaster/interrupt.h"
@@ -37,6 +46,69 @@ constexpr char kHeader2[] = "snowflake reservation 2\n";
 constexpr char kEpochField[] = "epoch ";
 // The clock counts nanoseconds in an int64: a reservation past 2262-04-11 cannot be a time.
 constexpr uint64_t kMaxReservationMs = static_cast<uint64_t>(INT64_MAX / 1000000);
+
+// ---- The reservation in WAL: one record per extension, from the custom resource manager
+// SNOWFLAKE_RMGR_ID (pg_compat.hpp says why that ID).
+
+constexpr uint8 kXlogReserve = 0x00;
+
+struct XlReserve {
+  uint64_t reserved_unix_ms;
+  int64_t epoch_ms;
+};
+
+// Logs a new reservation and flushes it: on return it is in WAL before any row that holds
+// an ID it covers, since no such ID exists before the reservation is published.
+void log_reservation(uint64_t unix_ms) {
+  XlReserve rec{unix_ms, epoch_ms};
+  XLogBeginInsert();
+  XLogRegisterData(reinterpret_cast<char *>(&rec), sizeof rec);
+  const XLogRecPtr lsn = XLogInsert(SNOWFLAKE_RMGR_ID, kXlogReserve);
+  XLogFlush(lsn);
+}
+
+XlReserve read_record(XLogReaderState *record) {
+  XlReserve rec{0, 0};
+  if (XLogRecGetDataLen(record) == sizeof rec)
+    std::memcpy(&rec, XLogRecGetData(record), sizeof rec);
+  else
+    ereport(PANIC, (errmsg("snowflake WAL record of %u bytes, not %zu",
+                           static_cast<unsigned>(XLogRecGetDataLen(record)), sizeof rec)));
+  return rec;
+}
+
+// Redo: the reservation, and the floor of the IDs' time, rise to the record's (never
+// lower), so replaying a record twice changes nothing, and nothing but shared memory is
+// needed (no SQL object). A server whose epoch is not the one the IDs were issued with
+// stops here rather than issue IDs that sort below them after a promotion.
+void snowflake_redo(XLogReaderState *record) {
+  const uint8 info = XLogRecGetInfo(record) & ~XLR_INFO_MASK;
+  if (info != kXlogReserve) ereport(PANIC, (errmsg("snowflake_redo: unknown op code %u", info)));
+  const XlReserve rec = read_record(record);
+  if (rec.epoch_ms != epoch_ms)
+    ereport(FATAL,
+            (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+             errmsg("snowflake.epoch is %lld, but the primary issued IDs with %lld",
+                    static_cast<long long>(epoch_ms), static_cast<long long>(rec.epoch_ms)),
+             errhint("Set snowflake.epoch to %lld, as on the primary.",
+                     static_cast<long long>(rec.epoch_ms))));
+  if (shared == nullptr) return;  // the resource manager exists only when preloaded
+  shared->reservation.raise_from_replay(rec.reserved_unix_ms);
+  clock_raise_floor(shared->clock, static_cast<int64_t>(rec.reserved_unix_ms) * 1000000);
+}
+
+void snowflake_desc(StringInfo buf, XLogReaderState *record) {
+  const XlReserve rec = read_record(record);
+  appendStringInfo(buf, "reserved until %llu ms, epoch %lld",
+                   static_cast<unsigned long long>(rec.reserved_unix_ms),
+                   static_cast<long long>(rec.epoch_ms));
+}
+
+const char *snowflake_identify(uint8 info) {
+  return (info & ~XLR_INFO_MASK) == kXlogReserve ? "RESERVE" : nullptr;
+}
+
+RmgrData snowflake_rmgr;
 
 // Writes the reservation file: a temporary file, written and fsynced, renamed into place
 // (durable_rename fsyncs the file and the directory). On failure, reports at elevel; with
@@ -196,6 +268,7 @@ void run_writer(SharedState &state) {
       const uint64_t need = std::max(now, requested);
       const uint64_t target = reservation_target(
           need, now, window, r.last_write_ms.load(std::memory_order_relaxed));
+      log_reservation(target);
       if (write_reservation_file(target, LOG)) {
         r.reserved_unix_ms.store(target, std::memory_order_release);
         r.writes.fetch_add(1, std::memory_order_relaxed);
@@ -216,6 +289,14 @@ void run_writer(SharedState &state) {
 }
 
 }  // namespace
+
+void register_reservation_wal() {
+  snowflake_rmgr.rm_name = "snowflake";
+  snowflake_rmgr.rm_redo = snowflake_redo;
+  snowflake_rmgr.rm_desc = snowflake_desc;
+  snowflake_rmgr.rm_identify = snowflake_identify;
+  RegisterCustomRmgr(SNOWFLAKE_RMGR_ID, &snowflake_rmgr);
+}
 
 void register_reservation_writer() {
   BackgroundWorker worker = {};

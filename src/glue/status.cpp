@@ -14,7 +14,7 @@ namespace {
 using namespace snowflake;
 using namespace snowflake::glue;
 
-constexpr int kColumns = 12;
+constexpr int kColumns = 13;
 
 struct Row {
   const char *kind;
@@ -42,6 +42,9 @@ void put_row(ReturnSetInfo *rsinfo, const SharedState &state, const Row &row, ui
   values[9] = Int64GetDatum(static_cast<int64>(state.reservation.writes.load()));
   values[10] = Int64GetDatum(static_cast<int64>(state.reservation.waits.load()));
   values[11] = Int64GetDatum(static_cast<int64>(state.reservation.write_failures.load()));
+  const uint64_t replayed = state.reservation.replayed_unix_ms.load();
+  values[12] = TimestampTzGetDatum(unix_ms_to_timestamptz(static_cast<int64_t>(replayed)));
+  nulls[12] = replayed == 0;  // no reservation replayed from WAL since start
   tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 

@@ -211,15 +211,17 @@ foreach my $call ('snowflake()', 'snowflake_uuidv7()', 'ulid()')
 	like($stderr, qr/ERROR:  25006: cannot generate snowflake IDs during recovery.*HINT:  Generate IDs on the primary/s,
 		"a standby refuses $call, with a hint");
 }
-# (The writer needs no database connection, so it shows in ps, not in pg_stat_activity.)
+# (The writer needs no database connection, so it shows among the postmaster's children in
+# ps, not in pg_stat_activity.)
 sub writers
 {
-	my ($name) = @_;
-	my @found = grep { /postgres: \Q$name\E: snowflake reservation writer/ } split /\n/, `ps -eo args`;
+	my ($node) = @_;
+	my $postmaster = $node->{_pid};
+	my @found = grep { /snowflake reservation writer/ } split /\n/, `ps -o args= --ppid $postmaster`;
 	return scalar @found;
 }
-is(writers('standby'), 0, 'a standby runs no reservation writer');
-is(writers('reservation'), 1, 'the primary runs one');
+is(writers($standby), 0, 'a standby runs no reservation writer');
+is(writers($node), 1, 'the primary runs one');
 like($standby->safe_psql('postgres', 'SELECT count(*) FROM snowflake_status()'), qr/^\d+$/,
 	'and a standby still answers snowflake_status()');
 $standby->promote;
