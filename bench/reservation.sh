@@ -37,18 +37,5 @@ after=$(q "SELECT max(reservation_writes) FROM snowflake_status()")
 printf 'reservation writes for 2,000,000 snowflake(11): %d in %.2f s\n' \
   "$((after - before))" "$(echo "$ended - $started" | bc)"
 
-worst=$(q "CREATE FUNCTION pg_temp.worst_call() RETURNS float8 LANGUAGE plpgsql AS \$f\$
-DECLARE
-  t0 timestamptz;
-  worst float8 := 0;
-  stop timestamptz := clock_timestamp() + interval '3 seconds';
-BEGIN
-  WHILE clock_timestamp() < stop LOOP
-    t0 := clock_timestamp();
-    PERFORM snowflake(40);
-    worst := greatest(worst, extract(epoch FROM clock_timestamp() - t0) * 1000);
-  END LOOP;
-  RETURN worst;
-END \$f\$;
-SELECT round(pg_temp.worst_call()::numeric, 3)")
+worst=$(as_user "${PSQL[@]}" -At -f - < "$ROOT/test/worst_call.sql")
 echo "worst single snowflake() call over 3 s: $worst ms"

@@ -47,17 +47,21 @@ void raise_before_epoch(int64_t unix_ms) {
   pg_unreachable();
 }
 
-// The wait event that pg_stat_activity shows for a wait at snowflake.max_lead: on 17 and
-// later a name of its own, SnowflakeMaxLead (registered by the first backend that waits);
-// before, the generic "Extension".
-static uint32 max_lead_wait_event() {
+uint32 named_wait_event(const char *name, uint32 *cache) {
 #ifdef SNOWFLAKE_NAMED_WAIT_EVENTS
-  static uint32 event = 0;
-  if (event == 0) event = WaitEventExtensionNew("SnowflakeMaxLead");
-  return event;
+  if (*cache == 0) *cache = WaitEventExtensionNew(name);
+  return *cache;
 #else
+  (void)name;
+  (void)cache;
   return PG_WAIT_EXTENSION;
 #endif
+}
+
+// A wait at snowflake.max_lead.
+static uint32 max_lead_wait_event() {
+  static uint32 event = 0;
+  return named_wait_event("SnowflakeMaxLead", &event);
 }
 
 void wait_for_clock(uint64_t ms) {

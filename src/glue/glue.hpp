@@ -172,6 +172,11 @@ inline Limits stream_limits(const Reservation *r, uint64_t max_ms, uint64_t orig
   return Limits{static_cast<uint64_t>(max_lead_ms), max_ms, reserved};
 }
 
+// The wait event that pg_stat_activity shows for a wait of the extension's: on 17 and later a
+// name of its own (registered by the first backend that waits, then kept in *cache); before,
+// the generic "Extension".
+uint32 named_wait_event(const char *name, uint32 *cache);
+
 // Sleeps about ms milliseconds, or less; a cancel, statement_timeout or postmaster death ends
 // the wait.
 void wait_for_clock(uint64_t ms);

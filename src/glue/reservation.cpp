@@ -216,14 +216,10 @@ void lower_reservation_at_exit(int, Datum) {
   if (write_reservation_file(high + 1, LOG)) r.reserved_unix_ms.store(high + 1);
 }
 
+// A generator's wait for the reservation writer.
 uint32 reservation_wait_event() {
-#ifdef SNOWFLAKE_NAMED_WAIT_EVENTS
   static uint32 event = 0;
-  if (event == 0) event = WaitEventExtensionNew("SnowflakeReservation");
-  return event;
-#else
-  return PG_WAIT_EXTENSION;
-#endif
+  return named_wait_event("SnowflakeReservation", &event);
 }
 
 pg_noinline void raise_write_failed(int saved_errno) {

@@ -11,6 +11,7 @@
 use strict;
 use warnings FATAL => 'all';
 use Fcntl qw(O_RDWR O_NONBLOCK);
+use File::Basename qw(dirname);
 use List::Util qw(max);
 use POSIX qw(mkfifo);
 use Time::HiRes qw(time usleep);
@@ -179,22 +180,9 @@ ok($sustained_writes <= 6, 'a sustained load writes about once per window (1 s)'
 # The worst single call over 3 s, across three windows' ends: the writer extends the
 # reservation ahead of need, so no call waits for it.
 $waits = status('reservation_waits');
-my $worst = $node->safe_psql('postgres', q{
-DO $$ BEGIN PERFORM snowflake(40); END $$;
-CREATE FUNCTION pg_temp.worst_call() RETURNS float8 LANGUAGE plpgsql AS $f$
-DECLARE
-  t0 timestamptz;
-  worst float8 := 0;
-  stop timestamptz := clock_timestamp() + interval '3 seconds';
-BEGIN
-  WHILE clock_timestamp() < stop LOOP
-    t0 := clock_timestamp();
-    PERFORM snowflake(40);
-    worst := greatest(worst, extract(epoch FROM clock_timestamp() - t0) * 1000);
-  END LOOP;
-  RETURN worst;
-END $f$;
-SELECT round(pg_temp.worst_call()::numeric, 3)});
+my $worst = $node->safe_psql('postgres',
+	'SELECT snowflake(40);' . slurp_file(dirname(__FILE__) . '/../worst_call.sql'));
+$worst = (split /\n/, $worst)[-1];
 diag("the worst single snowflake() call over 3 s: $worst ms");
 is(status('reservation_waits') - $waits, 0, 'calls one after another never wait for the reservation');
 
