@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The long runs that the test command shortens: 16 clients of load for 60 s
-# (test/t/007_load.pl) and 10 minutes of fuzzing (test/fuzz). Same set-up as test.sh.
+# (test/t/007_load.pl) and 10 minutes of fuzzing (test/fuzz); and, as root on PostgreSQL
+# 15, a failover under pg_auto_failover with the primary killed under load
+# (scripts/failover_soak.sh). Same set-up as test.sh.
 source "$(dirname "$0")/common.sh"
 
 install_packages libfaketime clang libclang-rt-dev
@@ -15,4 +17,8 @@ as_user env SNOWFLAKE_LOAD_SECONDS="${SNOWFLAKE_LOAD_SECONDS:-60}" \
 log "fuzzing: ${FUZZ_SECONDS:-600} s"
 as_user make -C "$WORK/tree" -s PG_CONFIG="$PG_CONFIG" fuzzcheck FUZZ_SECONDS="${FUZZ_SECONDS:-600}" ||
   status=1
+if [ "$(id -u)" = 0 ] && [ "$PG_MAJOR" = 15 ]; then
+  log "failover under pg_auto_failover"
+  "$ROOT/scripts/failover_soak.sh" || status=1
+fi
 exit $status
