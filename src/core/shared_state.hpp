@@ -77,16 +77,19 @@ struct alignas(64) Reservation {
 
   // A reservation replayed from WAL (on a standby, or in crash recovery): the reservation
   // and what was replayed only rise. Safe to repeat.
-  void raise_from_replay(uint64_t unix_ms) noexcept {
-    raise(reserved_unix_ms, unix_ms);
+  // Returns true if it raised the reservation (which the replaying server then keeps on
+  // disk too, so that a restart of a standby does not depend on WAL it no longer has).
+  bool raise_from_replay(uint64_t unix_ms) noexcept {
     raise(replayed_unix_ms, unix_ms);
+    return raise(reserved_unix_ms, unix_ms);
   }
 
-  static void raise(std::atomic<uint64_t> &word, uint64_t v) noexcept {
+  static bool raise(std::atomic<uint64_t> &word, uint64_t v) noexcept {
     uint64_t cur = word.load(std::memory_order_relaxed);
-    while (cur < v && !word.compare_exchange_weak(cur, v, std::memory_order_acq_rel,
-                                                  std::memory_order_relaxed)) {
-    }
+    while (cur < v)
+      if (word.compare_exchange_weak(cur, v, std::memory_order_acq_rel, std::memory_order_relaxed))
+        return true;
+    return false;
   }
 
   // A generator's request that the reservation cover unix_ms; true if it raised the request
@@ -110,12 +113,21 @@ static_assert(std::atomic<void *>::is_always_lock_free, "shared-memory atomics m
 // ahead of the clock (a burst), requests come earlier by the lead, and the reservation
 // reaches three times the lead further, so that the lead at least doubles between writes:
 // a burst needs a few writes, not one per millisecond.
+// It is never below the reservation already published (reserved_ms): IDs may exist up to
+// it, and a restarted writer, or a window made smaller, must not take it back.
 inline uint64_t reservation_target(uint64_t need_ms, uint64_t now_ms, uint64_t window_ms,
-                                   uint64_t last_write_ms) noexcept {
+                                   uint64_t last_write_ms, uint64_t reserved_ms) noexcept {
   uint64_t ahead = window_ms + window_ms / 4;
   if (2 * last_write_ms > ahead) ahead = 2 * last_write_ms;
   const uint64_t lead = need_ms > now_ms ? need_ms - now_ms : 0;
-  return need_ms + ahead + 3 * lead;
+  return std::max(need_ms + ahead + 3 * lead, reserved_ms);
+}
+
+// How far a reservation may legitimately be ahead of the clock at a start: its reach past
+// the last IDs (a window and a quarter, and up to four times the lead of a burst that ran
+// ahead, snowflake.max_lead at most). A clock further behind it was set back.
+inline uint64_t reservation_reach_ms(uint64_t window_ms, uint64_t max_lead_ms) noexcept {
+  return 2 * window_ms + 4 * max_lead_ms;
 }
 
 // Whether a value at unix_ms, lead_ms ahead of the clock, is close enough to the reservation

@@ -47,6 +47,8 @@ constexpr char kEpochField[] = "epoch ";
 // The clock counts nanoseconds in an int64: a reservation past 2262-04-11 cannot be a time.
 constexpr uint64_t kMaxReservationMs = static_cast<uint64_t>(INT64_MAX / 1000000);
 
+bool write_reservation_file(uint64_t unix_ms, int elevel);
+
 // ---- The reservation in WAL: one record per extension, from the custom resource manager
 // SNOWFLAKE_RMGR_ID (pg_compat.hpp says why that ID).
 
@@ -93,8 +95,11 @@ void snowflake_redo(XLogReaderState *record) {
              errhint("Set snowflake.epoch to %lld, as on the primary.",
                      static_cast<long long>(rec.epoch_ms))));
   if (shared == nullptr) return;  // the resource manager exists only when preloaded
-  shared->reservation.raise_from_replay(rec.reserved_unix_ms);
   clock_raise_floor(shared->clock, static_cast<int64_t>(rec.reserved_unix_ms) * 1000000);
+  // Kept on disk as well: a standby restarts from its last restartpoint, and a backup taken
+  // from it holds its file, so neither may depend on records older than that.
+  if (shared->reservation.raise_from_replay(rec.reserved_unix_ms))
+    (void)write_reservation_file(rec.reserved_unix_ms, FATAL);
 }
 
 void snowflake_desc(StringInfo buf, XLogReaderState *record) {
@@ -246,8 +251,15 @@ uint64_t writer_now_ms(const SharedState &state) {
 // The writer's loop: extend the reservation when a generator asks (and once at start), and
 // sleep otherwise. A failed write is counted and retried; waiting generators turn it into
 // an ERROR.
+void forget_writer(int, Datum) {
+  if (shared != nullptr) shared->reservation.writer.store(nullptr);
+}
+
 void run_writer(SharedState &state) {
   Reservation &r = state.reservation;
+  // However the writer ends (a FATAL too), generators stop waking a latch nobody owns, and
+  // after 10 s of waiting say that no writer runs.
+  on_shmem_exit(forget_writer, 0);
   r.writer.store(MyLatch);
   bool first = true;
   while (!ShutdownRequestPending) {
@@ -263,7 +275,7 @@ void run_writer(SharedState &state) {
     if (first || reservation_due(requested, reserved, window, requested > now ? requested - now : 0)) {
       const uint64_t need = std::max(now, requested);
       const uint64_t target = reservation_target(
-          need, now, window, r.last_write_ms.load(std::memory_order_relaxed));
+          need, now, window, r.last_write_ms.load(std::memory_order_relaxed), reserved);
       log_reservation(target);
       if (write_reservation_file(target, LOG)) {
         r.reserved_unix_ms.store(target, std::memory_order_release);
@@ -281,7 +293,6 @@ void run_writer(SharedState &state) {
                     PG_WAIT_EXTENSION);
     ResetLatch(MyLatch);
   }
-  r.writer.store(nullptr);
 }
 
 }  // namespace
@@ -321,9 +332,12 @@ void load_reservation(SharedState &state) {
                      "epoch is kept anywhere, remove the file \"%s\" instead.",
                      static_cast<unsigned long long>(f.epoch_ms), kFile)));
   state.reservation.reserved_unix_ms.store(f.unix_ms);
-  // The reservation reaches at most a window and a quarter past the last IDs (more while a
-  // burst ran ahead of the clock); a wall clock further behind it was set back.
-  const int64_t threshold_ns = int64_t{2} * reservation_window_ms * 1000000;
+  // The reservation reaches a window and a quarter past the last IDs, and more while a burst
+  // ran ahead of the clock; a wall clock further behind it than that was set back.
+  const int64_t threshold_ns =
+      static_cast<int64_t>(reservation_reach_ms(static_cast<uint64_t>(reservation_window_ms),
+                                                static_cast<uint64_t>(max_lead_ms))) *
+      1000000;
   const int64_t behind =
       clock_start_at(state.clock, read_clock(CLOCK_MONOTONIC), read_clock(CLOCK_REALTIME),
                      static_cast<int64_t>(f.unix_ms) * 1000000, threshold_ns);
@@ -370,7 +384,8 @@ extern "C" void snowflake_reservation_writer(Datum) {
   pqsignal(SIGHUP, SignalHandlerForConfigReload);
   pqsignal(SIGTERM, SignalHandlerForShutdownRequest);
   BackgroundWorkerUnblockSignals();
-  if (snowflake::glue::shared == nullptr) proc_exit(1);
-  snowflake::glue::run_writer(*snowflake::glue::shared);
-  proc_exit(0);
+  // Exit code 1, always: the postmaster starts the writer again (after a second), even when
+  // it was ended on purpose (pg_terminate_backend); an exit code of 0 would unregister it.
+  if (snowflake::glue::shared != nullptr) snowflake::glue::run_writer(*snowflake::glue::shared);
+  proc_exit(1);
 }

@@ -37,6 +37,8 @@ INSERT INTO ids (sf) SELECT max(s) FROM (SELECT snowflake(9) AS s FROM generate_
 INSERT INTO ids SELECT snowflake(), snowflake_uuidv7(), ulid() FROM generate_series(1, 10000);
 CREATE INDEX ids_ul ON ids (ul);
 });
+my $old_max_ms = $old->safe_psql('postgres',
+	'SELECT round(extract(epoch FROM max(snowflake_timestamp(sf))) * 1000) FROM ids');
 my $old_major = $old->pg_version->major;
 $old->stop;
 
@@ -49,19 +51,33 @@ ok($new->pg_version->major > $old_major, "upgrading $old_major to " . $new->pg_v
 # folder of the test's.
 my $workdir = PostgreSQL::Test::Utils::tempdir;
 chdir $workdir or die;
-command_ok(
-	[
-		'pg_upgrade', '--no-sync',
-		'-d', $old->data_dir, '-D', $new->data_dir,
-		'-b', $old->config_data('--bindir'), '-B', $new->config_data('--bindir'),
-		'-s', $new->host, '-p', $old->port, '-P', $new->port
-	],
-	'pg_upgrade');
+# pg_upgrade, and the servers it starts, with the clock 10 minutes back.
+{
+	local $ENV{LD_PRELOAD} = $faketime;
+	local $ENV{FAKETIME} = '-10m';
+	local $ENV{DONT_FAKE_MONOTONIC} = '1';
+	local $ENV{FAKETIME_DONT_FAKE_MONOTONIC} = '1';
+	command_ok(
+		[
+			'pg_upgrade', '--no-sync',
+			'-d', $old->data_dir, '-D', $new->data_dir,
+			'-b', $old->config_data('--bindir'), '-B', $new->config_data('--bindir'),
+			'-s', $new->host, '-p', $old->port, '-P', $new->port
+		],
+		'pg_upgrade');
+}
 
-# The documented step: the reservation goes with the data. (pg_upgrade carries no file and
-# no WAL over; the new cluster's reservation writer, started by pg_upgrade, wrote one from
-# the new cluster's own clock, which the old one replaces.)
-ok(-f $old->data_dir . '/snowflake.reservation', 'the old cluster has a reservation');
+# pg_upgrade carries no reservation over (no file, no WAL): the new cluster's writer, started
+# by pg_upgrade, wrote one from the new cluster's clock, below the old IDs. The documented
+# step replaces it with the old one.
+sub reserved
+{
+	my ($node) = @_;
+	my $file = $node->data_dir . '/snowflake.reservation';
+	return -f $file ? (split /\n/, slurp_file($file))[1] : 0;
+}
+ok(reserved($new) < $old_max_ms, 'without the copy, the new cluster\'s reservation is below the old IDs');
+ok(reserved($old) > $old_max_ms, 'the old cluster\'s is above them');
 copy($old->data_dir . '/snowflake.reservation', $new->data_dir . '/snowflake.reservation')
   or die "copy: $!";
 

@@ -587,26 +587,50 @@ TEST_F(ClockTest, WallComparisonUsesRealReadings) {
 TEST(Reservation, TargetReachesAWindowAndAQuarterPastNeed) {
   // Steady load: one write per window of ID time, since requests come a quarter window
   // before the reservation.
-  EXPECT_EQ(reservation_target(10000, 10000, 1000, 0), 11250u);
+  EXPECT_EQ(reservation_target(10000, 10000, 1000, 0, 0), 11250u);
   EXPECT_FALSE(reservation_due(11250 - 251, 11250, 1000, 0));
   EXPECT_TRUE(reservation_due(11250 - 250, 11250, 1000, 0));
   // A stream running 600 ms ahead of the clock asks 600 ms earlier.
   EXPECT_TRUE(reservation_due(11250 - 850, 11250, 1000, 600));
   EXPECT_FALSE(reservation_due(11250 - 851, 11250, 1000, 600));
-  EXPECT_EQ(reservation_target(11000, 11000, 1000, 0) - 11250, 1000u);
+  EXPECT_EQ(reservation_target(11000, 11000, 1000, 0, 0) - 11250, 1000u);
   // Slow storage: twice the last write's time.
-  EXPECT_EQ(reservation_target(10000, 10000, 1000, 900), 11800u);
+  EXPECT_EQ(reservation_target(10000, 10000, 1000, 900, 0), 11800u);
   // A burst running ahead of the clock: three times its lead further, so that a burst of any
   // length takes a few writes (the lead doubling between them), not one per millisecond.
-  EXPECT_EQ(reservation_target(13000, 10000, 1000, 0), 13000u + 1250 + 9000);
+  EXPECT_EQ(reservation_target(13000, 10000, 1000, 0, 0), 13000u + 1250 + 9000);
   uint64_t reserved = 11250;
   int writes = 0;
   for (uint64_t need = 10000; need < 20000; ++need)  // IDs 10 s ahead, made at once
     if (reservation_due(need, reserved, 1000, need - 10000)) {
-      reserved = reservation_target(need, 10000, 1000, 0);
+      reserved = reservation_target(need, 10000, 1000, 0, reserved);
       ++writes;
     }
   EXPECT_LE(writes, 6);
+}
+
+TEST(Reservation, TargetNeverBelowWhatIsPublished) {
+  // A writer restarted after a burst (its request long served) or a smaller window: the
+  // target stays at the reservation already published, above which no ID exists yet.
+  EXPECT_EQ(reservation_target(10000, 10000, 1000, 0, 25000), 25000u);
+  EXPECT_EQ(reservation_target(10000, 10000, 10, 0, 10100), 10100u);
+}
+
+TEST(Reservation, ReplayOnlyRaisesAndIsSafeToRepeat) {
+  Reservation r;
+  r.init();
+  r.reserved_unix_ms.store(5000);
+  EXPECT_TRUE(r.raise_from_replay(7000));
+  EXPECT_FALSE(r.raise_from_replay(7000));  // replayed twice: nothing changes
+  EXPECT_FALSE(r.raise_from_replay(6000));  // an older record: never lowered
+  EXPECT_EQ(r.reserved_unix_ms.load(), 7000u);
+  EXPECT_EQ(r.replayed_unix_ms.load(), 7000u);
+  ClockState c;
+  c.init();
+  clock_raise_floor(c, 7000);
+  clock_raise_floor(c, 6000);
+  clock_raise_floor(c, 7000);
+  EXPECT_EQ(c.floor_ns.load(), 7000);
 }
 
 TEST(Reservation, RequestsOnlyRise) {
