@@ -177,6 +177,10 @@ for major in $VERSIONS; do
   cmd=("${COMMAND[@]}")
   envs=(PG_MAJOR="$major")
   [ -z "$(upgrade_from "$major")" ] || envs+=(SNOWFLAKE_UPGRADE_FROM_MAJOR="$(upgrade_from "$major")")
+  # The choice of suites and tests (scripts/test.sh) reaches the chroots too.
+  for var in SNOWFLAKE_SUITES SNOWFLAKE_REGRESS PROVE_TESTS; do
+    [ -z "${!var:-}" ] || envs+=("$var=${!var}")
+  done
   status=0
   if [ "$suite" = "$(host_suite)" ]; then
     [ ! -e "$ROOT/${cmd[0]}" ] || cmd[0]=$ROOT/${cmd[0]}
