@@ -2,9 +2,11 @@ EXTENSION = snowflake
 EXTVERSION = $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" $(EXTENSION).control)
 
 MODULE_big = snowflake
-CORE_OBJS = src/core/clock.o src/core/chacha.o src/core/id128.o src/core/ulid_codec.o
+CORE_OBJS = src/core/clock.o src/core/chacha.o src/core/id128.o src/core/ulid_codec.o \
+	src/core/foreign_codec.o
 OBJS = $(CORE_OBJS) src/glue/module.o src/glue/clock_glue.o src/glue/snowflake_fn.o \
-	src/glue/uuidv7_fn.o src/glue/ulid_type.o src/glue/reservation.o src/glue/status.o
+	src/glue/uuidv7_fn.o src/glue/ulid_type.o src/glue/reservation.o src/glue/status.o \
+	src/glue/foreign_fn.o src/glue/observe.o
 
 # extension/ holds the install script, copied to its versioned name at build time, and the
 # upgrade scripts; only those are installed, never a full script left over from an earlier
@@ -83,12 +85,13 @@ bench/core_costs: bench/core_costs.cpp src/core/chacha.cpp $(wildcard src/core/*
 		bench/core_costs.cpp \
 		src/core/chacha.cpp
 
-# libFuzzer over the ULID parser and the decoders, with ASan and UBSan (clang). A short run
+# libFuzzer over the ULID, ObjectId and KSUID parsers and the decoders, with ASan and UBSan (clang). A short run
 # by default; FUZZ_SECONDS=600 for the documented long run.
 FUZZ_SECONDS ?= 30
-test/fuzz/fuzz_core: test/fuzz/fuzz_core.cpp src/core/ulid_codec.cpp $(wildcard src/core/*.hpp)
+FUZZ_SRCS = src/core/ulid_codec.cpp src/core/foreign_codec.cpp
+test/fuzz/fuzz_core: test/fuzz/fuzz_core.cpp $(FUZZ_SRCS) $(wildcard src/core/*.hpp)
 	clang++ -std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-		-Isrc/core -o $@ test/fuzz/fuzz_core.cpp src/core/ulid_codec.cpp
+		-Isrc/core -o $@ test/fuzz/fuzz_core.cpp $(FUZZ_SRCS)
 
 fuzzcheck: test/fuzz/fuzz_core
 	rm -rf test/fuzz/corpus && mkdir -p test/fuzz/corpus

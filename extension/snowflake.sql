@@ -32,6 +32,24 @@ CREATE FUNCTION snowflake_seq(id bigint) RETURNS integer
 CREATE FUNCTION snowflake_at(ts timestamptz) RETURNS bigint
 	AS 'MODULE_PATHNAME', 'snowflake_at' LANGUAGE C STABLE STRICT PARALLEL SAFE;
 
+-- other systems' 64-bit IDs: the same decode and bounds, by layout name (IMMUTABLE: a
+-- layout is a constant)
+
+CREATE FUNCTION snowflake_decode(id bigint, layout text, OUT ts timestamptz, OUT shard integer, OUT seq integer)
+	AS 'MODULE_PATHNAME', 'snowflake_decode_layout' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION snowflake_at(ts timestamptz, layout text) RETURNS bigint
+	AS 'MODULE_PATHNAME', 'snowflake_at_layout' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION objectid_timestamp(id text) RETURNS timestamptz
+	AS 'MODULE_PATHNAME', 'objectid_timestamp_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION objectid_timestamp(id bytea) RETURNS timestamptz
+	AS 'MODULE_PATHNAME', 'objectid_timestamp_bytea' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION ksuid_timestamp(id text) RETURNS timestamptz
+	AS 'MODULE_PATHNAME', 'ksuid_timestamp' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
 -- uuidv7 (RFC 9562 version 7 on the built-in uuid type)
 -- The generator is snowflake_uuidv7() on every server version: PostgreSQL 18 and later have
 -- pg_catalog.uuidv7() and pg_catalog.uuidv7(interval), which pg_catalog's place at the head
@@ -225,6 +243,18 @@ CREATE OPERATOR CLASS ulid_minmax_ops DEFAULT FOR TYPE ulid USING brin AS
 	FUNCTION 3 pg_catalog.brin_minmax_consistent(internal, internal, internal),
 	FUNCTION 4 pg_catalog.brin_minmax_union(internal, internal, internal);
 
+-- causal order across servers: after observing an ID from elsewhere, every ID issued here is
+-- above it
+
+CREATE FUNCTION snowflake_observe(id bigint) RETURNS void
+	AS 'MODULE_PATHNAME', 'snowflake_observe' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION snowflake_observe(id uuid) RETURNS void
+	AS 'MODULE_PATHNAME', 'snowflake_observe_uuid' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION snowflake_observe(id ulid) RETURNS void
+	AS 'MODULE_PATHNAME', 'snowflake_observe_ulid' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+
 -- observability
 
 CREATE FUNCTION snowflake_status(
@@ -232,7 +262,8 @@ CREATE FUNCTION snowflake_status(
 	OUT lead_ms bigint, OUT clock_steps_back bigint, OUT clock_steps_forward bigint,
 	OUT lead_waits bigint, OUT reserved_until timestamptz, OUT reservation_writes bigint,
 	OUT reservation_waits bigint, OUT reservation_failures bigint,
-	OUT reservation_replayed_until timestamptz)
+	OUT reservation_replayed_until timestamptz, OUT observed_moves bigint,
+	OUT observed_until timestamptz)
 	RETURNS SETOF record
 	AS 'MODULE_PATHNAME', 'snowflake_status' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 
@@ -307,4 +338,12 @@ COMMENT ON OPERATOR FAMILY ulid_hash_ops USING hash IS 'hash operators of ulid';
 COMMENT ON OPERATOR CLASS ulid_minmax_ops USING brin IS 'default BRIN minmax operator class for ulid';
 COMMENT ON OPERATOR FAMILY ulid_minmax_ops USING brin IS 'BRIN minmax operators of ulid';
 
-COMMENT ON FUNCTION snowflake_status() IS 'a row per active ID stream: its last value, its lead over the clock, clock steps, waits at snowflake.max_lead, and the durable reservation with its writes, waits and failures; for pg_monitor';
+COMMENT ON FUNCTION snowflake_status() IS 'a row per active ID stream: its last value, its lead over the clock, clock steps, waits at snowflake.max_lead, the durable reservation with its writes, waits and failures, and observed IDs that moved the clock; for pg_monitor';
+COMMENT ON FUNCTION snowflake_decode(bigint, text) IS 'time, node and sequence of another system''s 64-bit ID: layout twitter, discord, sonyflake, pgedge or instagram';
+COMMENT ON FUNCTION snowflake_at(timestamptz, text) IS 'the smallest ID of a layout (twitter, discord, sonyflake, pgedge, instagram) at the time: for key range scans of such IDs';
+COMMENT ON FUNCTION objectid_timestamp(text) IS 'the second in a MongoDB ObjectId of 24 hex digits';
+COMMENT ON FUNCTION objectid_timestamp(bytea) IS 'the second in a MongoDB ObjectId of 12 bytes';
+COMMENT ON FUNCTION ksuid_timestamp(text) IS 'the second in a KSUID of 27 base62 characters';
+COMMENT ON FUNCTION snowflake_observe(bigint) IS 'every snowflake ID issued here from now on is above this one, from another server (bounded by snowflake.max_clock_offset)';
+COMMENT ON FUNCTION snowflake_observe(uuid) IS 'every ID issued here from now on is in a later millisecond than this version 7 UUID (bounded by snowflake.max_clock_offset)';
+COMMENT ON FUNCTION snowflake_observe(ulid) IS 'every ID issued here from now on is in a later millisecond than this ULID (bounded by snowflake.max_clock_offset)';

@@ -78,12 +78,38 @@ inline int64_t clock_start_at(ClockState &state, int64_t mono_ns, int64_t wall_n
 
 // Raises the floor (never lowers it): a reservation replayed from WAL on a standby, so that
 // after a promotion every ID is above every ID of the rows replayed. Safe to repeat.
-inline void clock_raise_floor(ClockState &state, int64_t floor_unix_ns) noexcept {
+// Returns true if it raised it.
+inline bool clock_raise_floor(ClockState &state, int64_t floor_unix_ns) noexcept {
   int64_t cur = state.floor_ns.load(std::memory_order_relaxed);
-  while (cur < floor_unix_ns &&
-         !state.floor_ns.compare_exchange_weak(cur, floor_unix_ns, std::memory_order_acq_rel,
-                                               std::memory_order_relaxed)) {
-  }
+  while (cur < floor_unix_ns)
+    if (state.floor_ns.compare_exchange_weak(cur, floor_unix_ns, std::memory_order_acq_rel,
+                                             std::memory_order_relaxed))
+      return true;
+  return false;
+}
+
+enum class Observed : uint8_t { kBehind, kRaised, kTooFarAhead };
+
+// An ID seen from elsewhere (another server, a service), whose time is observed_unix_ms:
+// after this, every tick is in a later millisecond, so every ID issued here is above it
+// (a hybrid logical clock's receive rule). tick_unix_ns is a tick just taken, clock_unix_ns
+// the clock without the floor (monotonic plus offset). An ID more than max_ahead_ms ahead of
+// that clock is refused, not followed: measured from the clock and not from the floor, so
+// that observations cannot ratchet the IDs' time further ahead, one bound at a time.
+inline Observed clock_observe(ClockState &state, int64_t tick_unix_ns, int64_t clock_unix_ns,
+                              int64_t observed_unix_ms, int64_t max_ahead_ms) noexcept {
+  // In milliseconds: an observed time can be far past what nanoseconds hold in 64 bits.
+  if (tick_unix_ns / 1000000 > observed_unix_ms) return Observed::kBehind;
+  if (clock_unix_ns == kClockUnset || observed_unix_ms - clock_unix_ns / 1000000 > max_ahead_ms)
+    return Observed::kTooFarAhead;
+  return clock_raise_floor(state, (observed_unix_ms + 1) * 1000000) ? Observed::kRaised
+                                                                     : Observed::kBehind;
+}
+
+// The clock without its floor (kClockUnset before it is started).
+inline int64_t clock_unfloored(const ClockState &state, int64_t mono_ns) noexcept {
+  const int64_t offset = state.offset_ns.load(std::memory_order_acquire);
+  return offset == kClockUnset ? kClockUnset : mono_ns + offset;
 }
 
 // The state as read before a reading of the clocks, so that a reading is never older than

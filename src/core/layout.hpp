@@ -10,6 +10,7 @@
 #pragma once
 #include "pg_free.hpp"
 
+#include <cstddef>
 #include <cstdint>
 
 namespace snowflake {
@@ -48,3 +49,91 @@ static_assert(pack(kMaxTimeMs, kMaxShard, kMaxSeq) == uint64_t{INT64_MAX}, "larg
 static_assert(unpack(pack(5, 7, 9)).shard == 7, "round trip");
 
 }  // namespace snowflake
+
+// Other systems' 64-bit layouts, for reading the IDs they put into tables: each is a time
+// field (units since an epoch), a node field and a sequence field at fixed bit positions.
+// Like our own layout these are contracts of the systems that issue them, copied here once:
+//   twitter   : 41 bits of ms since 1288834974657 | 5 datacenter + 5 worker | 12 sequence
+//   discord   : 42 bits of ms since 1420070400000 | 5 worker + 5 process | 12 increment
+//   sonyflake : 39 bits of 10 ms since 2014-09-01 | 8 sequence | 16 machine (sequence above
+//               the machine, unlike the others)
+//   pgedge    : 41 bits of ms since 2023-01-01 | 10 node | 12 count (pgEdge snowflake 1.2
+//               and later; 1.1 and earlier had the count above the node)
+//   instagram : ours (41 | 13 shard | 10 sequence) with Instagram's epoch, 1314220021721
+// IDs are positive bigints here, so a time field reaches bit 62 at most: Twitter's and
+// Discord's IDs fit until 2080 and 2084, when their 42nd bit of time would be the sign bit.
+namespace snowflake::foreign {
+
+struct Layout {
+  const char *name;
+  int64_t epoch_unix_ms;  // time 0
+  uint32_t unit_ms;       // the time field's unit
+  int time_shift;         // the time field: bits time_shift to 62
+  int node_shift, node_bits;
+  int seq_shift, seq_bits;
+};
+
+constexpr Layout kLayouts[] = {
+    {"twitter", 1288834974657, 1, 22, 12, 10, 0, 12},
+    {"discord", 1420070400000, 1, 22, 12, 10, 0, 12},
+    {"sonyflake", 1409529600000, 10, 24, 0, 16, 16, 8},
+    {"pgedge", 1672531200000, 1, 22, 12, 10, 0, 12},
+    {"instagram", 1314220021721, 1, kShardBits + kSeqBits, kSeqBits, kShardBits, 0, kSeqBits},
+};
+constexpr int kLayoutCount = sizeof kLayouts / sizeof kLayouts[0];
+constexpr const char *kLayoutNames = "twitter, discord, sonyflake, pgedge, instagram";
+
+constexpr bool fields_fit(const Layout &l) {
+  return l.node_shift + l.node_bits <= l.time_shift && l.seq_shift + l.seq_bits <= l.time_shift &&
+         (l.node_shift >= l.seq_shift + l.seq_bits || l.seq_shift >= l.node_shift + l.node_bits) &&
+         l.node_bits + l.seq_bits == l.time_shift;
+}
+static_assert(fields_fit(kLayouts[0]) && fields_fit(kLayouts[1]) && fields_fit(kLayouts[2]) &&
+                  fields_fit(kLayouts[3]) && fields_fit(kLayouts[4]),
+              "the fields of a layout fill the bits below its time field, without overlap");
+
+// The layout of that name (ASCII letters in any case), or nullptr.
+inline const Layout *find(const char *name, size_t len) noexcept {
+  for (const Layout &l : kLayouts) {
+    size_t i = 0;
+    for (; i < len && l.name[i] != '\0'; ++i) {
+      const char c = name[i] >= 'A' && name[i] <= 'Z' ? static_cast<char>(name[i] + 32) : name[i];
+      if (c != l.name[i]) break;
+    }
+    if (i == len && l.name[i] == '\0') return &l;
+  }
+  return nullptr;
+}
+
+// The largest value of the time field, in its units.
+constexpr uint64_t max_units(const Layout &l) { return (uint64_t{1} << (63 - l.time_shift)) - 1; }
+
+struct Fields {
+  int64_t unix_ms;  // the start of the ID's time unit
+  uint32_t node;
+  uint32_t seq;
+};
+
+// A positive ID's fields (the caller refuses negative ones).
+constexpr Fields decode(const Layout &l, uint64_t id) noexcept {
+  return Fields{l.epoch_unix_ms + static_cast<int64_t>((id >> l.time_shift) * l.unit_ms),
+                static_cast<uint32_t>((id >> l.node_shift) & ((uint64_t{1} << l.node_bits) - 1)),
+                static_cast<uint32_t>((id >> l.seq_shift) & ((uint64_t{1} << l.seq_bits) - 1))};
+}
+
+// The smallest ID of the time unit that holds unix_ms; false when the layout cannot hold that
+// time (before its epoch, or past its last unit).
+constexpr bool at(const Layout &l, int64_t unix_ms, uint64_t &id) noexcept {
+  if (unix_ms < l.epoch_unix_ms) return false;
+  const uint64_t units = static_cast<uint64_t>(unix_ms - l.epoch_unix_ms) / l.unit_ms;
+  if (units > max_units(l)) return false;
+  id = units << l.time_shift;
+  return true;
+}
+
+// The last millisecond a layout can hold, in Unix ms.
+constexpr int64_t last_unix_ms(const Layout &l) {
+  return l.epoch_unix_ms + static_cast<int64_t>((max_units(l) + 1) * l.unit_ms) - 1;
+}
+
+}  // namespace snowflake::foreign

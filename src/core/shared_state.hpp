@@ -61,9 +61,13 @@ struct alignas(64) Reservation {
   std::atomic<uint64_t> waits;              // times a generator waited for the writer
   std::atomic<uint64_t> lead_waits;         // waits at snowflake.max_lead, of every kind
   std::atomic<uint64_t> replayed_unix_ms;   // the latest reservation replayed from WAL, 0: none
+  std::atomic<uint64_t> observed_unix_ms;   // the latest observed ID that moved the clock, 0: none
+  std::atomic<uint64_t> observed_moves;     // observations that moved the clock
 
   void init() noexcept {
     replayed_unix_ms.store(0);
+    observed_unix_ms.store(0);
+    observed_moves.store(0);
     reserved_unix_ms.store(0);
     requested_unix_ms.store(0);
     writer.store(nullptr);
@@ -154,8 +158,9 @@ struct SharedStateT {
   }
 };
 
-// The time of the latest value any stream issued since start, in Unix milliseconds (0 if
-// none): what the reservation can be lowered to once no process can issue more.
+// The time of the latest value any stream issued since start, or of the latest ID observed
+// (snowflake_observe), in Unix milliseconds (0 if none): what the reservation can be lowered
+// to once no process can issue more.
 template <typename Lock>
 inline uint64_t high_water_unix_ms(const SharedStateT<Lock> &state, uint64_t epoch_ms) noexcept {
   uint64_t high = 0;
@@ -167,7 +172,8 @@ inline uint64_t high_water_unix_ms(const SharedStateT<Lock> &state, uint64_t epo
   if (uuid != 0) high = std::max(high, uuid >> kUuidCounterBits);
   const uint64_t ulid_hi = state.streams.ulid.hi.load(std::memory_order_acquire);
   if (ulid_hi != 0) high = std::max(high, ulid_hi >> (kUlidRandomBits - 64));
-  return high;
+  // An observed ID counts as one issued here: IDs after a restart must stay above it too.
+  return std::max(high, state.reservation.observed_unix_ms.load(std::memory_order_acquire));
 }
 
 }  // namespace snowflake

@@ -21,6 +21,7 @@ namespace snowflake::glue {
 
 int shard_id = 0;
 int max_lead_ms = 1000;
+int max_clock_offset_ms = 5000;
 int64_t epoch_ms = kDefaultEpochMs;
 SharedState *shared = nullptr;
 
@@ -109,6 +110,14 @@ void define_settings() {
       "IDs of every kind stay below a time recorded in the data directory, written and "
       "fsynced before any ID reaches it; one write per window.",
       &reservation_window_ms, 1000, 10, 3600000, PGC_SIGHUP, GUC_UNIT_MS, nullptr, nullptr,
+      nullptr);
+  DefineCustomIntVariable(
+      "snowflake.max_clock_offset",
+      "How far ahead of this server's clock an ID given to snowflake_observe() may be.",
+      "An observed ID further ahead is refused with an ERROR: one bad ID must not move every "
+      "ID of the server far into the future. Set it above the clock offset between the "
+      "servers whose IDs are observed.",
+      &max_clock_offset_ms, 5000, 0, 3600000, PGC_SUSET, GUC_UNIT_MS, nullptr, nullptr,
       nullptr);
   MarkGUCPrefixReserved("snowflake");
 }

@@ -14,7 +14,7 @@ namespace {
 using namespace snowflake;
 using namespace snowflake::glue;
 
-constexpr int kColumns = 13;
+constexpr int kColumns = 15;
 
 struct Row {
   const char *kind;
@@ -45,6 +45,10 @@ void put_row(ReturnSetInfo *rsinfo, const SharedState &state, const Row &row, ui
   const uint64_t replayed = state.reservation.replayed_unix_ms.load();
   values[12] = TimestampTzGetDatum(unix_ms_to_timestamptz(static_cast<int64_t>(replayed)));
   nulls[12] = replayed == 0;  // no reservation replayed from WAL since start
+  values[13] = Int64GetDatum(static_cast<int64>(state.reservation.observed_moves.load()));
+  const uint64_t observed = state.reservation.observed_unix_ms.load();
+  values[14] = TimestampTzGetDatum(unix_ms_to_timestamptz(static_cast<int64_t>(observed)));
+  nulls[14] = observed == 0;  // no observed ID moved the clock since start
   tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 

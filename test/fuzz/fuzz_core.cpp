@@ -1,6 +1,7 @@
 // libFuzzer target over the ULID text parser and every decoder of the core: no input may
 // crash, read out of bounds or hit undefined behaviour (built with ASan and UBSan), and
 // every value that parses or decodes must round-trip exactly.
+#include "foreign_codec.hpp"
 #include "id128.hpp"
 #include "layout.hpp"
 #include "ulid_codec.hpp"
@@ -40,6 +41,31 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const Decoded d = unpack(id);
     if (d.shard > kMaxShard || d.seq > kMaxSeq) std::abort();
     if (pack(d.ms, d.shard, d.seq) != id) std::abort();
+    // Other systems' layouts: every positive ID decodes within its layout's range, and the
+    // bound of its time is at or below it.
+    const uint64_t positive = id & uint64_t{INT64_MAX};
+    for (const foreign::Layout &l : foreign::kLayouts) {
+      const foreign::Fields f = foreign::decode(l, positive);
+      if (f.unix_ms < l.epoch_unix_ms || f.unix_ms > foreign::last_unix_ms(l)) std::abort();
+      if (f.node >> l.node_bits != 0 || f.seq >> l.seq_bits != 0) std::abort();
+      uint64_t low = 0;
+      if (!foreign::at(l, f.unix_ms, low) || low > positive) std::abort();
+      if (foreign::decode(l, low).unix_ms != f.unix_ms) std::abort();
+    }
+  }
+  // ObjectId and KSUID text: what parses is of the right length and alphabet only.
+  const char *text = reinterpret_cast<const char *>(data);
+  uint8_t oid[foreign::kObjectIdBytes];
+  if (foreign::objectid_from_hex(text, size, oid) == foreign::Parse::kOk) {
+    if (size != foreign::kObjectIdTextLen) std::abort();
+    for (size_t i = 0; i < size; ++i)
+      if (!std::isxdigit(data[i])) std::abort();
+  }
+  uint8_t ksuid[foreign::kKsuidBytes];
+  if (foreign::ksuid_from_base62(text, size, ksuid) == foreign::Parse::kOk) {
+    if (size != foreign::kKsuidTextLen) std::abort();
+    for (size_t i = 0; i < size; ++i)
+      if (!std::isalnum(data[i])) std::abort();
   }
   return 0;
 }
