@@ -66,7 +66,7 @@ ls "$dir"/postgresql-snowflake_"$debversion".dsc >/dev/null || die "no source pa
 restore() {
   local status=$?
   log "purging $pkg and installing the extension from the build tree again"
-  as_root dpkg --purge "$pkg" >/dev/null || status=1
+  as_root env DEBIAN_FRONTEND=noninteractive dpkg --purge "$pkg" >/dev/null || status=1
   build_and_install || status=1
   exit "$status"
 }
@@ -74,7 +74,7 @@ trap restore EXIT
 
 deb=$(ls "$dir"/"$pkg"_"$debversion"_*.deb)
 log "installing $(basename "$deb")"
-as_root dpkg -i "$deb" >/dev/null ||
+as_root env DEBIAN_FRONTEND=noninteractive dpkg -i "$deb" >/dev/null ||
   as_root env DEBIAN_FRONTEND=noninteractive apt-get -f install -y -qq >/dev/null
 [ "$(dpkg-query -W -f='${Status}' "$pkg")" = "install ok installed" ] || die "$pkg is not installed"
 dpkg -S "/usr/lib/postgresql/$PG_MAJOR/lib/snowflake.so" | grep -q "^$pkg:" ||
