@@ -103,3 +103,16 @@ prove_installcheck:
 	$(prove_installcheck)
 
 .PHONY: unitcheck prove_installcheck fuzzcheck
+
+# The release archive, as PGXN wants it: a zip of the committed files (git archive of HEAD,
+# less what .gitattributes marks export-ignore) under one folder snowflake-<version>/,
+# checked by test/meta_check.py.
+DISTDIR ?= dist
+dist:
+	@git diff --quiet HEAD -- || echo "note: uncommitted changes are not in the archive"
+	mkdir -p $(DISTDIR)
+	git archive --format=zip --prefix=$(EXTENSION)-$(EXTVERSION)/ \
+		-o $(DISTDIR)/$(EXTENSION)-$(EXTVERSION).zip HEAD
+	python3 test/meta_check.py --archive $(DISTDIR)/$(EXTENSION)-$(EXTVERSION).zip
+
+.PHONY: dist

@@ -5,7 +5,7 @@
 # unprivileged user. Exits non-zero on any failure.
 #
 # While working on one thing, run less (scripts/matrix.sh passes these on to each major):
-#   SNOWFLAKE_SUITES="regress tap"   only these suites: unit fuzz regress tap bench
+#   SNOWFLAKE_SUITES="regress tap"   only these suites: meta unit fuzz regress tap bench package
 #   SNOWFLAKE_REGRESS="decode ulid"  only these pg_regress tests
 #   PROVE_TESTS="test/t/009_reservation.pl"  only these TAP tests
 source "$(dirname "$0")/common.sh"
@@ -63,12 +63,15 @@ tap() {
   return 1
 }
 
+suite meta "META.json (PGXN Meta Spec 1.0.0)" python3 "$ROOT/test/meta_check.py"
 suite unit "unit tests (core, fake clock)" as_user "$WORK/tree/test/unit/unit_tests"
 suite fuzz "fuzzing (libFuzzer, ASan, UBSan; 30 s)" \
   as_user make -C "$WORK/tree" -s PG_CONFIG="$PG_CONFIG" fuzzcheck
 suite regress "pg_regress" regress
 suite tap "TAP" tap
 suite bench "benchmark (tiny run)" "$ROOT/bench/run.sh" --quick --out "$WORK/bench-quick"
+# Last: it installs the Debian package in place of the build, then puts the build back.
+suite package "Debian package (build, install, autopkgtest)" "$ROOT/scripts/package.sh"
 
 echo
 echo "suites: $passed passed, $failed failed"
