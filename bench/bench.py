@@ -57,6 +57,19 @@ GENERATORS = [
     ("nextval('s')", "nextval('bench_seq')", "a sequence", 1),
     ("gen_random_uuid()", "gen_random_uuid()", "UUID v4", 0.1),
     ("next_id() PL/pgSQL", "insta_next_id()", "Instagram's function", 0.1),
+    # Causal order: observing an ID from elsewhere that is behind this server's clock (the
+    # common case: it only reads the clock and the reservation).
+    ("snowflake_observe(bigint)", "snowflake_observe(1099511627776::bigint)",
+     "observing a snowflake ID older than the clock", 1),
+    ("snowflake_observe(uuid)", "snowflake_observe('01890c10-2e3f-7000-8000-000000000101'::uuid)",
+     "observing a UUIDv7 older than the clock", 1),
+    # Decoding: our layout, and other systems' by name (IMMUTABLE, not folded: the ID varies).
+    ("decode: ours", "(snowflake_decode(generate_series::bigint << 23)).ts",
+     "snowflake_decode(id), this extension's layout", 1),
+    ("decode: twitter", "(snowflake_decode(generate_series::bigint << 22, 'twitter')).ts",
+     "snowflake_decode(id, 'twitter')", 1),
+    ("decode: sonyflake", "(snowflake_decode(generate_series::bigint << 24, 'sonyflake')).ts",
+     "snowflake_decode(id, 'sonyflake')", 1),
 ]
 
 # name, column definition
@@ -365,6 +378,12 @@ def main():
         gen = generation(cur, a.rows, a.runs)
         for name, ns, ratio, median, note in gen:
             md.append(f"| {name} | {ns:.1f} | {ratio:.2f} | {median:.2f} | {note} |")
+        by_name = {g[0]: g for g in gen}
+        ours = by_name["decode: ours"]
+        md.append("\nDecoding other systems' IDs, as a ratio to decoding our own (median of the "
+                  "runs' floor ratios over ours): " + ", ".join(
+                      f"{n[len('decode: '):]} {by_name[n][3] / ours[3]:.2f}"
+                      for n in by_name if n.startswith("decode: ") and n != "decode: ours") + ".\n")
         # For bench/versions.sh, which sets the majors side by side.
         with open(os.path.join(a.out, "generation.tsv"), "w") as f:
             f.write(f"# PostgreSQL {version}\n")
