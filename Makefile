@@ -9,10 +9,11 @@ OBJS = $(CORE_OBJS) src/glue/module.o src/glue/clock_glue.o src/glue/snowflake_f
 	src/glue/foreign_fn.o src/glue/observe.o
 
 # extension/ holds the install script, copied to its versioned name at build time, and the
-# upgrade scripts; only those are installed, never a full script left over from an earlier
-# version. sql/ and expected/ hold the regression tests alone.
+# upgrade scripts; only those are installed, and 0.1.0's install script as released (from
+# which the upgrade scripts lead to the current version, as contrib ships a base version's
+# script). sql/ and expected/ hold the regression tests alone.
 DATA_built = extension/$(EXTENSION)--$(EXTVERSION).sql
-DATA = $(wildcard extension/$(EXTENSION)--*--*.sql)
+DATA = $(wildcard extension/$(EXTENSION)--*--*.sql) extension/$(EXTENSION)--0.1.0.sql
 
 REGRESS = $(patsubst sql/%.sql,%,$(wildcard sql/*.sql))
 REGRESS_OPTS = --temp-config=test/preload.conf --temp-instance=tmp_check_regress \

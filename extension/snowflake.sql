@@ -32,6 +32,15 @@ CREATE FUNCTION snowflake_seq(id bigint) RETURNS integer
 CREATE FUNCTION snowflake_at(ts timestamptz) RETURNS bigint
 	AS 'MODULE_PATHNAME', 'snowflake_at' LANGUAGE C STABLE STRICT PARALLEL SAFE;
 
+-- snowflake time with the epoch as an argument: no setting is read, so these are IMMUTABLE,
+-- as partition keys, plan-time partition pruning and expression indexes need
+
+CREATE FUNCTION snowflake_timestamp(id bigint, epoch timestamptz) RETURNS timestamptz
+	AS 'MODULE_PATHNAME', 'snowflake_timestamp_epoch' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION snowflake_at(ts timestamptz, epoch timestamptz) RETURNS bigint
+	AS 'MODULE_PATHNAME', 'snowflake_at_epoch' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
 -- other systems' 64-bit IDs: the same decode and bounds, by layout name (IMMUTABLE: a
 -- layout is a constant)
 
@@ -280,6 +289,8 @@ COMMENT ON FUNCTION snowflake_timestamp(bigint) IS 'the millisecond of a snowfla
 COMMENT ON FUNCTION snowflake_shard(bigint) IS 'the shard of a snowflake ID';
 COMMENT ON FUNCTION snowflake_seq(bigint) IS 'the sequence of a snowflake ID within its millisecond';
 COMMENT ON FUNCTION snowflake_at(timestamptz) IS 'the smallest snowflake ID of the millisecond that holds the time: id >= snowflake_at(t) is a key range scan';
+COMMENT ON FUNCTION snowflake_timestamp(bigint, timestamptz) IS 'the millisecond of a snowflake ID made with the given epoch (IMMUTABLE: for partition keys)';
+COMMENT ON FUNCTION snowflake_at(timestamptz, timestamptz) IS 'the smallest snowflake ID of the millisecond that holds the time, with the given epoch (IMMUTABLE: for partition bounds and pruning)';
 COMMENT ON FUNCTION snowflake_uuidv7() IS 'a new RFC 9562 version 7 UUID, strictly increasing across the server and durable across restarts';
 COMMENT ON FUNCTION snowflake_uuidv7(interval) IS 'a version 7 UUID at the clock shifted by the interval, like core''s uuidv7(interval); outside the server-wide sequence';
 COMMENT ON FUNCTION uuidv7_from_time(timestamptz) IS 'a version 7 UUID at the millisecond of the time, random otherwise (backfills)';

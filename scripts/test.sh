@@ -19,6 +19,13 @@ upgrade_packages=()
 
 install_packages libfaketime clang libclang-rt-dev python3 python3-psycopg2 gnuplot-nox fonts-dejavu-core \
   ${upgrade_packages[@]+"${upgrade_packages[@]}"}
+# pg_partman for test/t/011_partitioning.pl, where the Debian suite has it for this major
+# (asked after the first install, which brings the package lists up to date).
+if apt-cache show "postgresql-$PG_MAJOR-partman" >/dev/null 2>&1; then
+  install_packages "postgresql-$PG_MAJOR-partman"
+else
+  log "no postgresql-$PG_MAJOR-partman in this Debian suite: the pg_partman tests skip"
+fi
 ensure_server_user
 prepare_work
 build_and_install

@@ -60,6 +60,32 @@ SELECT call, pg_temp.outcome('SELECT (' || call || ')::text') AS outcome FROM (V
   ('''ffffffff-ffff-ffff-ffff-ffffffffffff''::uuid::ulid')
 ) AS c(call);
 
+-- the snowflake forms with the epoch as an argument (IMMUTABLE): the one-argument forms'
+-- edges, and epochs that snowflake.epoch would refuse
+SELECT call, pg_temp.outcome('SELECT (' || call || ')::text') AS outcome FROM (VALUES
+  ('snowflake_at(timestamptz ''2026-11-20 00:00:00+00'')'),
+  ('snowflake_at(timestamptz ''2026-11-20 00:00:00+00'', epoch => ''2020-01-01 00:00:00+00'')'),
+  ('snowflake_at(NULL, timestamptz ''2024-01-01 00:00:00+00'')'),
+  ('snowflake_at(timestamptz ''2026-11-20 00:00:00+00'', NULL::timestamptz)'),
+  ('snowflake_at(timestamptz ''2023-12-31 23:59:59.999+00'', epoch => ''2024-01-01 00:00:00+00'')'),
+  ('snowflake_at(timestamptz ''2058-11-03 19:53:47.775+00'', epoch => ''2024-01-01 00:00:00+00'')'),
+  ('snowflake_at(timestamptz ''2058-11-03 19:53:47.776+00'', epoch => ''2024-01-01 00:00:00+00'')'),
+  ('snowflake_at(timestamptz ''infinity'', epoch => ''2024-01-01 00:00:00+00'')'),
+  ('snowflake_at(timestamptz ''2026-11-20 00:00:00+00'', epoch => ''infinity'')'),
+  ('snowflake_at(timestamptz ''2026-11-20 00:00:00+00'', epoch => ''2024-01-01 00:00:00.0005+00'')'),
+  ('snowflake_at(timestamptz ''2026-11-20 00:00:00+00'', epoch => ''1969-12-31 23:59:59.999+00'')'),
+  ('snowflake_at(timestamptz ''2100-01-01 00:00:00+00'', epoch => ''2100-01-01 00:00:00+00'')'),
+  ('snowflake_at(timestamptz ''2100-01-01 00:00:00+00'', epoch => ''2100-01-01 00:00:00.001+00'')'),
+  ('snowflake_timestamp(0, timestamptz ''2024-01-01 00:00:00+00'')'),
+  ('snowflake_timestamp(9223372036854775807, timestamptz ''2024-01-01 00:00:00+00'')'),
+  ('snowflake_timestamp(9223372036854775807, timestamptz ''2100-01-01 00:00:00+00'')'),
+  ('snowflake_timestamp(-1, timestamptz ''2024-01-01 00:00:00+00'')'),
+  ('snowflake_timestamp(NULL, timestamptz ''2024-01-01 00:00:00+00'')'),
+  ('snowflake_timestamp(0, ''-infinity''::timestamptz)'),
+  ('snowflake_timestamp(0, timestamptz ''2024-01-01 00:00:00.001+00'' - interval ''1 microsecond'')'),
+  ('snowflake_timestamp(snowflake_at(timestamptz ''2026-11-20 12:34:56.789+00'', timestamptz ''2024-01-01+00'') + 1023, timestamptz ''2024-01-01+00'')')
+) AS c(call);
+
 -- no function runs with its owner's rights
 SELECT count(*) AS functions, count(*) FILTER (WHERE p.prosecdef) AS security_definer
   FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.deptype = 'e'

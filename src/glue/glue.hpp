@@ -50,6 +50,10 @@ extern int shard_id;       // snowflake.shard_id
 extern int max_lead_ms;    // snowflake.max_lead
 extern int max_clock_offset_ms;  // snowflake.max_clock_offset
 extern int64_t epoch_ms;   // snowflake.epoch, parsed
+// Epochs (the setting's and the epoch arguments') from 1970 to 2100: wide enough for every
+// real scheme (Instagram's is 2011), narrow enough that no conversion to timestamptz can
+// overflow.
+constexpr int64_t kMaxEpochMs = 4102444800000;
 extern int reservation_window_ms;  // snowflake.reservation_window
 
 // The shared state, or nullptr when the library was not preloaded.

@@ -29,10 +29,6 @@ namespace {
 
 char *epoch_setting = nullptr;
 
-// Epochs from 1970 to 2100: wide enough for every real scheme (Instagram's is 2011), narrow
-// enough that no conversion to timestamptz can overflow.
-constexpr int64_t kMaxEpochMs = 4102444800000;
-
 bool parse_epoch(const char *text, int64_t *out) {
   if (text == nullptr || *text == '\0') return false;
   for (const char *p = text; *p; ++p)

@@ -44,8 +44,37 @@ uint64_t checked_id(int64 id) {
   return static_cast<uint64_t>(id);
 }
 
-TimestampTz id_timestamp(uint64_t id) {
-  return unix_ms_to_timestamptz(static_cast<int64_t>(unpack(id).ms) + epoch_ms);
+TimestampTz id_timestamp(uint64_t id, int64_t epoch = epoch_ms) {
+  return unix_ms_to_timestamptz(static_cast<int64_t>(unpack(id).ms) + epoch);
+}
+
+// An epoch given as an argument, in Unix milliseconds: what snowflake.epoch accepts, as a
+// timestamptz (finite, on a whole millisecond, 1970-01-01 to 2100-01-01 UTC).
+int64_t checked_epoch(TimestampTz epoch) {
+  if (TIMESTAMP_NOT_FINITE(epoch) || epoch % 1000 != 0 ||
+      epoch < unix_ms_to_timestamptz(0) || epoch > unix_ms_to_timestamptz(kMaxEpochMs))
+    ereport(ERROR,
+            (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+             errmsg("epoch is not a valid snowflake epoch"),
+             errdetail("An epoch is a finite time on a whole millisecond, from 1970-01-01 to "
+                       "2100-01-01 00:00:00 UTC, as snowflake.epoch.")));
+  return timestamptz_to_unix_ms(epoch);
+}
+
+// The smallest ID of the millisecond that holds ts (shard 0, sequence 0); source names where
+// the epoch came from, for the message.
+int64 id_at(TimestampTz ts, int64_t epoch, const char *source) {
+  const int64_t unix_ms = timestamptz_to_unix_ms(ts);
+  const int64_t ms = unix_ms - epoch;
+  if (ms < 0 || static_cast<uint64_t>(ms) > kMaxTimeMs)
+    ereport(ERROR,
+            (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+             errmsg("timestamp is outside the range of snowflake IDs"),
+             errdetail("snowflake IDs cover %lld to %lld ms since 1970 (%s plus "
+                       "41 bits of milliseconds).",
+                       static_cast<long long>(epoch),
+                       static_cast<long long>(epoch + static_cast<int64_t>(kMaxTimeMs)), source)));
+  return static_cast<int64>(pack(static_cast<uint64_t>(ms), 0, 0));
 }
 
 }  // namespace
@@ -88,15 +117,17 @@ SNOWFLAKE_FUNCTION(snowflake_decode) {
 }
 
 SNOWFLAKE_FUNCTION(snowflake_at) {
-  const int64_t unix_ms = timestamptz_to_unix_ms(PG_GETARG_TIMESTAMPTZ(0));
-  const int64_t ms = unix_ms - epoch_ms;
-  if (ms < 0 || static_cast<uint64_t>(ms) > kMaxTimeMs)
-    ereport(ERROR,
-            (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
-             errmsg("timestamp is outside the range of snowflake IDs"),
-             errdetail("snowflake IDs cover %lld to %lld ms since 1970 (snowflake.epoch plus "
-                       "41 bits of milliseconds).",
-                       static_cast<long long>(epoch_ms),
-                       static_cast<long long>(epoch_ms + static_cast<int64_t>(kMaxTimeMs)))));
-  return Int64GetDatum(static_cast<int64>(pack(static_cast<uint64_t>(ms), 0, 0)));
+  return Int64GetDatum(id_at(PG_GETARG_TIMESTAMPTZ(0), epoch_ms, "snowflake.epoch"));
+}
+
+// The forms with the epoch as an argument read no setting: IMMUTABLE, so that partition
+// keys, partition pruning at plan time and expression indexes can use them.
+SNOWFLAKE_FUNCTION(snowflake_timestamp_epoch) {
+  const uint64_t id = checked_id(PG_GETARG_INT64(0));
+  return TimestampTzGetDatum(id_timestamp(id, checked_epoch(PG_GETARG_TIMESTAMPTZ(1))));
+}
+
+SNOWFLAKE_FUNCTION(snowflake_at_epoch) {
+  const int64_t epoch = checked_epoch(PG_GETARG_TIMESTAMPTZ(1));
+  return Int64GetDatum(id_at(PG_GETARG_TIMESTAMPTZ(0), epoch, "the epoch"));
 }
