@@ -30,6 +30,39 @@ SELECT ulid_at(clock_timestamp() + interval '1.4 s') AS l \gset
 SELECT snowflake_observe(:'l'::ulid);
 SELECT ulid() > :'l'::ulid AS ulid_above_ulid;
 
+-- On a logical-replication subscriber: a trigger observes every row that arrives, so that
+-- rows written here afterwards get larger IDs than the rows they follow. (ENABLE ALWAYS: the
+-- apply worker fires it too.)
+CREATE TABLE messages (id bigint PRIMARY KEY DEFAULT snowflake(), body text);
+CREATE FUNCTION observe_id() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM snowflake_observe(NEW.id);
+  RETURN NULL;
+END $$;
+CREATE TRIGGER messages_observe AFTER INSERT ON messages
+  FOR EACH ROW EXECUTE FUNCTION observe_id();
+ALTER TABLE messages ENABLE ALWAYS TRIGGER messages_observe;
+-- a row from a server whose clock is 1.6 s ahead, then a local one
+INSERT INTO messages VALUES (snowflake_at(clock_timestamp() + interval '1.6 s') | 1023, 'remote');
+INSERT INTO messages (body) VALUES ('local reply');
+SELECT body FROM messages ORDER BY id;
+
+-- A reply written from a message it answers: observe the message's ID in the same statement,
+-- before the reply's own ID is made (a column DEFAULT is evaluated before BEFORE triggers, so
+-- the ID is set here).
+CREATE TABLE replies (id bigint PRIMARY KEY, parent_id bigint NOT NULL, body text);
+CREATE FUNCTION reply_id() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM snowflake_observe(NEW.parent_id);
+  NEW.id := snowflake();
+  RETURN NEW;
+END $$;
+CREATE TRIGGER replies_id BEFORE INSERT ON replies FOR EACH ROW EXECUTE FUNCTION reply_id();
+INSERT INTO replies (parent_id, body)
+VALUES (snowflake_at(clock_timestamp() + interval '1.8 s') | 1023, 'reply');
+SELECT id > parent_id AS reply_above_parent FROM replies;
+DROP TABLE messages, replies;
+
 -- Refused: further ahead than snowflake.max_clock_offset (5 s by default), a UUID of another
 -- version, a negative ID. Nothing moves. (How far ahead depends on the clock: digits masked.)
 SHOW snowflake.max_clock_offset;
