@@ -64,6 +64,10 @@ def check_rows(tc, rows, ref, ulid_value):
         values = [key(row[col]) for row in rows]
         tc.assertEqual(values, sorted(values))
         tc.assertEqual(len(set(values)), ROWS)
+    # and a ulid's text and bytes sort as its value
+    ulids = [ulid_value(row[3]) for row in rows]
+    for form in ([ulid_text(n) for n in ulids], [n.to_bytes(16, "big") for n in ulids]):
+        tc.assertEqual(form, sorted(form))
 
 
 def check_back(tc, cur):
