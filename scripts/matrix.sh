@@ -134,6 +134,18 @@ copy_sources() {
   git -c safe.directory="$ROOT" -C "$ROOT" ls-files -z --cached --others --exclude-standard |
     while IFS= read -r -d '' f; do if [ -e "$ROOT/$f" ]; then printf '%s\0' "$f"; fi; done |
     tar -C "$ROOT" --null -T - -cf - | tar -C "$dest" -xf -
+  copy_local_cas "$1"
+}
+
+# The machine's own certificate authorities (a TLS proxy's, say) are trusted in the chroot
+# too, so that npm reaches its registry there as it does here.
+copy_local_cas() {
+  local dir=$1 src=/usr/local/share/ca-certificates
+  [ -d "$src" ] && [ -x "$dir/usr/sbin/update-ca-certificates" ] || return 0
+  if ! diff -r -q "$src" "$dir$src" >/dev/null 2>&1; then
+    rm -rf "${dir:?}$src" && cp -a "$src" "$dir$src"
+    chroot "$dir" update-ca-certificates >/dev/null 2>&1 || log "update-ca-certificates failed in $dir"
+  fi
 }
 
 if [ "$MODE" = root-of ]; then

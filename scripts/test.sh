@@ -5,7 +5,7 @@
 # unprivileged user. Exits non-zero on any failure.
 #
 # While working on one thing, run less (scripts/matrix.sh passes these on to each major):
-#   SNOWFLAKE_SUITES="regress tap"   only these suites: meta unit fuzz regress tap bench package
+#   SNOWFLAKE_SUITES="regress tap"   only these suites: meta unit fuzz regress tap drivers bench package
 #   SNOWFLAKE_REGRESS="decode ulid"  only these pg_regress tests
 #   PROVE_TESTS="test/t/009_reservation.pl"  only these TAP tests
 source "$(dirname "$0")/common.sh"
@@ -76,6 +76,7 @@ suite fuzz "fuzzing (libFuzzer, ASan, UBSan; 30 s)" \
   as_user make -C "$WORK/tree" -s PG_CONFIG="$PG_CONFIG" fuzzcheck
 suite regress "pg_regress" regress
 suite tap "TAP" tap
+suite drivers "drivers (psycopg 3, psycopg2, node-postgres)" "$ROOT/test/drivers/run.sh"
 suite bench "benchmark (tiny run)" "$ROOT/bench/run.sh" --quick --out "$WORK/bench-quick"
 # Last: it installs the Debian package in place of the build, then puts the build back.
 suite package "Debian package (build, install, autopkgtest)" "$ROOT/scripts/package.sh"

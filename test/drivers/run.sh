@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The IDs through real drivers: psycopg 3, psycopg2 and node-postgres (pg 8, pinned by
+# package-lock.json and installed with npm ci into the work folder), against a throwaway
+# server with the extension preloaded. Exits non-zero when any of the three fails.
+source "$(dirname "$0")/../../scripts/common.sh"
+
+# Debian's Node.js and npm, unless the machine has a node and an npm already (NodeSource's
+# nodejs, for one, provides npm and conflicts with Debian's npm package).
+node_packages=(nodejs npm)
+if command -v node >/dev/null && command -v npm >/dev/null; then node_packages=(); fi
+install_packages python3 python3-psycopg python3-psycopg2 ${node_packages[@]+"${node_packages[@]}"}
+ensure_server_user
+prepare_work
+build_and_install
+
+DIR=$WORK/tree/test/drivers
+SHARD=37
+log "node $(node --version), npm $(npm --version): npm ci in $DIR"
+as_user env npm_config_cache="$WORK/npm-cache" npm_config_update_notifier=false \
+  npm ci --prefix "$DIR" --no-audit --no-fund >/dev/null
+
+start_server "$WORK/drivers" "${SNOWFLAKE_DRIVERS_PORT:-54349}" <<CONF
+snowflake.shard_id = $SHARD
+CONF
+trap stop_server EXIT
+"${PSQL[@]}" -c 'CREATE EXTENSION IF NOT EXISTS snowflake'
+
+failed=()
+drive() {
+  local name=$1
+  shift
+  log "$name"
+  as_user env -C "$DIR" PGHOST="$SERVER_SOCK" PGPORT="$SERVER_PORT" PGUSER=postgres \
+    PGDATABASE=postgres SNOWFLAKE_TEST_SHARD="$SHARD" "$@" || failed+=("$name")
+}
+drive "psycopg 3" python3 test_psycopg.py
+drive "psycopg2" python3 test_psycopg2.py
+drive "node-postgres" node --test pg.test.js
+
+if [ ${#failed[@]} -ne 0 ]; then
+  echo "drivers failed: ${failed[*]}"
+  exit 1
+fi
+echo "drivers: all three passed"
