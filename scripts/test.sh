@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds and installs the extension, then runs every test: the
-# core's unit tests, pg_regress (sql/, expected/), the TAP tests (test/t/) and a tiny run of
-# the benchmark (so that it cannot rot). Each suite starts its own throwaway servers as an
+# META.json check, the core's unit tests, fuzzing, pg_regress (sql/, expected/), the TAP
+# tests (test/t/), the driver suite (test/drivers/), a tiny run of the benchmark (so that it
+# cannot rot) and the Debian package with its autopkgtest. Each suite starts its own throwaway servers as an
 # unprivileged user. Exits non-zero on any failure.
 #
 # While working on one thing, run less (scripts/matrix.sh passes these on to each major):
