@@ -81,7 +81,6 @@ constexpr Layout kLayouts[] = {
     {"instagram", 1314220021721, 1, kShardBits + kSeqBits, kSeqBits, kShardBits, 0, kSeqBits},
 };
 constexpr int kLayoutCount = sizeof kLayouts / sizeof kLayouts[0];
-constexpr const char *kLayoutNames = "twitter, discord, sonyflake, pgedge, instagram";
 
 constexpr bool fields_fit(const Layout &l) {
   return l.node_shift + l.node_bits <= l.time_shift && l.seq_shift + l.seq_bits <= l.time_shift &&

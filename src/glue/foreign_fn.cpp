@@ -5,8 +5,7 @@
 #include "../core/foreign_codec.hpp"
 
 extern "C" {
-#include "access/htup_details.h"
-#include "funcapi.h"
+#include "lib/stringinfo.h"
 #include "utils/builtins.h"
 }
 
@@ -18,21 +17,18 @@ using namespace snowflake::glue;
 const foreign::Layout &layout_arg(FunctionCallInfo fcinfo, int n) {
   const text *name = PG_GETARG_TEXT_PP(n);
   const foreign::Layout *l = foreign::find(VARDATA_ANY(name), VARSIZE_ANY_EXHDR(name));
-  if (l == nullptr)
+  if (l == nullptr) {
+    StringInfoData known;
+    initStringInfo(&known);
+    for (const foreign::Layout &k : foreign::kLayouts)
+      appendStringInfo(&known, "%s%s", known.len > 0 ? ", " : "", k.name);
     ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                     errmsg("unknown snowflake layout \"%s\"", text_to_cstring(name)),
-                    errdetail("The known layouts are %s.", foreign::kLayoutNames),
+                    errdetail("The known layouts are %s.", known.data),
                     errhint("For this extension's own IDs, call snowflake_decode(id) or "
                             "snowflake_at(ts); to pass an epoch, give it as a timestamptz.")));
+  }
   return *l;
-}
-
-uint64_t positive_id(int64 id, const foreign::Layout &l) {
-  if (id < 0)
-    ereport(ERROR, (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-                    errmsg("%s ID %lld is negative", l.name, static_cast<long long>(id)),
-                    errdetail("IDs of the %s layout are positive bigints.", l.name)));
-  return static_cast<uint64_t>(id);
 }
 
 TimestampTz unix_s_to_timestamptz(int64_t unix_s) { return unix_ms_to_timestamptz(unix_s * 1000); }
@@ -48,17 +44,8 @@ TimestampTz unix_s_to_timestamptz(int64_t unix_s) { return unix_ms_to_timestampt
 
 SNOWFLAKE_FUNCTION(snowflake_decode_layout) {
   const foreign::Layout &l = layout_arg(fcinfo, 1);
-  const foreign::Fields f = foreign::decode(l, positive_id(PG_GETARG_INT64(0), l));
-  TupleDesc desc;
-  if (get_call_result_type(fcinfo, nullptr, &desc) != TYPEFUNC_COMPOSITE)
-    ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-                    errmsg("snowflake_decode must be called in a context that accepts a record")));
-  desc = BlessTupleDesc(desc);
-  Datum values[3] = {TimestampTzGetDatum(unix_ms_to_timestamptz(f.unix_ms)),
-                     Int32GetDatum(static_cast<int32>(f.node)),
-                     Int32GetDatum(static_cast<int32>(f.seq))};
-  bool nulls[3] = {false, false, false};
-  return HeapTupleGetDatum(heap_form_tuple(desc, values, nulls));
+  const foreign::Fields f = foreign::decode(l, checked_id(PG_GETARG_INT64(0), l.name));
+  return decoded_record(fcinfo, unix_ms_to_timestamptz(f.unix_ms), f.node, f.seq);
 }
 
 SNOWFLAKE_FUNCTION(snowflake_at_layout) {

@@ -211,6 +211,17 @@ inline uint64_t random_u64() {
   return random_stream.next_u64();
 }
 
+// A 64-bit ID argument, refused when negative (IDs of every 64-bit layout are positive
+// bigints); kind names the layout in the message ("snowflake", "twitter", ...).
+[[noreturn]] void raise_negative_id(int64 id, const char *kind);
+inline uint64_t checked_id(int64 id, const char *kind = "snowflake") {
+  if (unlikely(id < 0)) raise_negative_id(id, kind);
+  return static_cast<uint64_t>(id);
+}
+
+// The (ts, shard, seq) record that every decode function returns.
+Datum decoded_record(FunctionCallInfo fcinfo, TimestampTz ts, uint32_t shard, uint32_t seq);
+
 // Timestamps: milliseconds since the Unix epoch <-> timestamptz.
 constexpr int64_t kUnixToPgEpochMs =
     int64_t{POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE} * SECS_PER_DAY * 1000;

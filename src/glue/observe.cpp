@@ -48,14 +48,10 @@ void observe(ClockState &clock, Reservation *r, uint64_t observed_unix_ms, const
 }  // namespace
 
 SNOWFLAKE_FUNCTION(snowflake_observe) {
-  const int64 id = PG_GETARG_INT64(0);
-  if (id < 0)
-    ereport(ERROR, (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-                    errmsg("snowflake ID %lld is negative", static_cast<long long>(id)),
-                    errdetail("snowflake IDs are positive bigints.")));
+  const uint64_t id = checked_id(PG_GETARG_INT64(0));
   SharedState &state = generating_state();
-  observe(state.clock, &state.reservation,
-          unpack(static_cast<uint64_t>(id)).ms + static_cast<uint64_t>(epoch_ms), "snowflake ID");
+  observe(state.clock, &state.reservation, unpack(id).ms + static_cast<uint64_t>(epoch_ms),
+          "snowflake ID");
   PG_RETURN_VOID();
 }
 

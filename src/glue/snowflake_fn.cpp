@@ -36,14 +36,6 @@ int64 issue(uint32_t shard) {
   }
 }
 
-uint64_t checked_id(int64 id) {
-  if (id < 0)
-    ereport(ERROR, (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-                    errmsg("snowflake ID %lld is negative", static_cast<long long>(id)),
-                    errdetail("snowflake IDs are positive bigints.")));
-  return static_cast<uint64_t>(id);
-}
-
 TimestampTz id_timestamp(uint64_t id, int64_t epoch = epoch_ms) {
   return unix_ms_to_timestamptz(static_cast<int64_t>(unpack(id).ms) + epoch);
 }
@@ -79,6 +71,29 @@ int64 id_at(TimestampTz ts, int64_t epoch, const char *source) {
 
 }  // namespace
 
+namespace snowflake::glue {
+
+void raise_negative_id(int64 id, const char *kind) {
+  ereport(ERROR, (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+                  errmsg("%s ID %lld is negative", kind, static_cast<long long>(id)),
+                  errdetail("%s IDs are positive bigints.", kind)));
+  pg_unreachable();
+}
+
+Datum decoded_record(FunctionCallInfo fcinfo, TimestampTz ts, uint32_t shard, uint32_t seq) {
+  TupleDesc desc;
+  if (get_call_result_type(fcinfo, nullptr, &desc) != TYPEFUNC_COMPOSITE)
+    ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                    errmsg("snowflake_decode must be called in a context that accepts a record")));
+  desc = BlessTupleDesc(desc);
+  Datum values[3] = {TimestampTzGetDatum(ts), Int32GetDatum(static_cast<int32>(shard)),
+                     Int32GetDatum(static_cast<int32>(seq))};
+  bool nulls[3] = {false, false, false};
+  return HeapTupleGetDatum(heap_form_tuple(desc, values, nulls));
+}
+
+}  // namespace snowflake::glue
+
 SNOWFLAKE_FUNCTION(snowflake_next) {
   return Int64GetDatum(issue(static_cast<uint32_t>(shard_id)));
 }
@@ -103,17 +118,8 @@ SNOWFLAKE_FUNCTION(snowflake_seq) {
 
 SNOWFLAKE_FUNCTION(snowflake_decode) {
   const uint64_t id = checked_id(PG_GETARG_INT64(0));
-  TupleDesc desc;
-  if (get_call_result_type(fcinfo, nullptr, &desc) != TYPEFUNC_COMPOSITE)
-    ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-                    errmsg("snowflake_decode must be called in a context that accepts a record")));
-  desc = BlessTupleDesc(desc);
   const Decoded d = unpack(id);
-  Datum values[3] = {TimestampTzGetDatum(id_timestamp(id)),
-                     Int32GetDatum(static_cast<int32>(d.shard)),
-                     Int32GetDatum(static_cast<int32>(d.seq))};
-  bool nulls[3] = {false, false, false};
-  return HeapTupleGetDatum(heap_form_tuple(desc, values, nulls));
+  return decoded_record(fcinfo, id_timestamp(id), d.shard, d.seq);
 }
 
 SNOWFLAKE_FUNCTION(snowflake_at) {

@@ -45,7 +45,7 @@ TEST(ForeignLayout, NamesAreFoundInAnyCaseAndOnlyWhole) {
   EXPECT_EQ(find("twitterx", 8), nullptr);
   EXPECT_EQ(find("", 0), nullptr);
   EXPECT_EQ(find("twitter\0", 8), nullptr);
-  for (const Layout &l : kLayouts) EXPECT_NE(std::string(kLayoutNames).find(l.name), std::string::npos);
+  EXPECT_EQ(kLayoutCount, 5);
 }
 
 // https://en.wikipedia.org/wiki/Snowflake_ID: 1541815603606036480 was created on
