@@ -603,7 +603,16 @@ BEGIN
 		END IF;
 	END IF;
 
+	-- No row spans lines, so that a dry run pasted into psql runs only what it shows: a
+	-- comment shows a line break as \n or \r; a statement holds identifiers but no literals,
+	-- and names each quoted one in its U&"..." form, where a line break is \000A or \000D.
 	FOREACH s IN ARRAY stmts LOOP
+		IF left(s, 3) = '-- ' THEN
+			s := replace(replace(s, E'\n', E'\\n'), E'\r', E'\\r');
+		ELSIF s ~ E'[\n\r]' THEN
+			s := replace(replace(replace(regexp_replace(s, '"(?:[^"]|"")*"', E'U&\\&', 'g'),
+			                             E'\\', E'\\\\'), E'\n', E'\\000A'), E'\r', E'\\000D');
+		END IF;
 		IF NOT dry_run AND left(s, 3) <> '-- ' THEN
 			EXECUTE s;
 		END IF;
