@@ -44,14 +44,14 @@ REVOKE ALL ON FUNCTION snowflake_streams() FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION snowflake_streams() TO pg_monitor;
 
 -- the durable reservation: a cluster whose reservation file is missing refuses to generate
--- until it is restored or this accepts the clock; the install script calls it, so that a new
--- cluster needs no step
+-- until it is restored or this accepts the clock. Not called here: a cluster updated from
+-- 0.2.0 already has its file (0.2.0's writer wrote it at every start), and one that lost it
+-- (pg_upgrade without the copy) must not be taken for a new one.
 
 CREATE FUNCTION snowflake_reservation_create() RETURNS void
 	AS 'MODULE_PATHNAME', 'snowflake_reservation_create' LANGUAGE C VOLATILE STRICT;
 
 REVOKE ALL ON FUNCTION snowflake_reservation_create() FROM PUBLIC;
-SELECT snowflake_reservation_create();
 
 -- snowflake_adopt(): no dry-run row spans lines.
 CREATE OR REPLACE FUNCTION snowflake_adopt(tbl regclass, col name, dry_run boolean DEFAULT true,
