@@ -264,21 +264,56 @@ CREATE FUNCTION snowflake_observe(id uuid) RETURNS void
 CREATE FUNCTION snowflake_observe(id ulid) RETURNS void
 	AS 'MODULE_PATHNAME', 'snowflake_observe_ulid' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 
+-- For replication's apply: observes a row's ID columns (the arguments; by default the primary
+-- key), and counts what it may not observe instead of raising.
+CREATE FUNCTION snowflake_observe_trigger() RETURNS trigger
+	AS 'MODULE_PATHNAME', 'snowflake_observe_trigger' LANGUAGE C VOLATILE;
+
+-- Observing moves the IDs' time of every role of the server: a privilege. The role that
+-- created the extension (a database owner, with a trusted install) may grant it on.
+REVOKE ALL ON FUNCTION snowflake_observe(bigint) FROM PUBLIC;
+REVOKE ALL ON FUNCTION snowflake_observe(uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION snowflake_observe(ulid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION snowflake_observe_trigger() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION snowflake_observe(bigint) TO @extowner@ WITH GRANT OPTION;
+GRANT EXECUTE ON FUNCTION snowflake_observe(uuid) TO @extowner@ WITH GRANT OPTION;
+GRANT EXECUTE ON FUNCTION snowflake_observe(ulid) TO @extowner@ WITH GRANT OPTION;
+GRANT EXECUTE ON FUNCTION snowflake_observe_trigger() TO @extowner@ WITH GRANT OPTION;
+
 -- observability
 
 CREATE FUNCTION snowflake_status(
-	OUT kind text, OUT shard integer, OUT last_ts timestamptz, OUT last_seq bigint,
-	OUT lead_ms bigint, OUT clock_steps_back bigint, OUT clock_steps_forward bigint,
-	OUT lead_waits bigint, OUT reserved_until timestamptz, OUT reservation_writes bigint,
-	OUT reservation_waits bigint, OUT reservation_failures bigint,
-	OUT reservation_replayed_until timestamptz, OUT observed_moves bigint,
-	OUT observed_until timestamptz)
+	OUT in_recovery boolean, OUT generation_refused text, OUT clock_gap_ms bigint,
+	OUT clock_steps_back bigint, OUT clock_steps_forward bigint, OUT lead_waits bigint,
+	OUT reserved_until timestamptz, OUT reservation_writes bigint,
+	OUT reservation_waits bigint, OUT reservation_failures bigint, OUT reservation_error text,
+	OUT reservation_replayed_until timestamptz, OUT writer_pid integer,
+	OUT writer_busy_ms bigint, OUT observed_moves bigint, OUT observed_until timestamptz,
+	OUT observe_skipped bigint)
 	RETURNS SETOF record
-	AS 'MODULE_PATHNAME', 'snowflake_status' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'snowflake_status' LANGUAGE C VOLATILE STRICT PARALLEL SAFE ROWS 1;
+
+CREATE FUNCTION snowflake_streams(
+	OUT kind text, OUT shard integer, OUT last_ts timestamptz, OUT last_seq bigint,
+	OUT lead_ms bigint)
+	RETURNS SETOF record
+	AS 'MODULE_PATHNAME', 'snowflake_streams' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 
 -- Every shard's activity is for monitoring roles, as pg_stat_statements' is.
 REVOKE ALL ON FUNCTION snowflake_status() FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION snowflake_status() TO pg_monitor;
+REVOKE ALL ON FUNCTION snowflake_streams() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION snowflake_streams() TO pg_monitor;
+
+-- the durable reservation: a cluster whose reservation file is missing refuses to generate
+-- until it is restored or this accepts the clock; the install script calls it, so that a new
+-- cluster needs no step
+
+CREATE FUNCTION snowflake_reservation_create() RETURNS void
+	AS 'MODULE_PATHNAME', 'snowflake_reservation_create' LANGUAGE C VOLATILE STRICT;
+
+REVOKE ALL ON FUNCTION snowflake_reservation_create() FROM PUBLIC;
+SELECT snowflake_reservation_create();
 
 -- comments: what \df+, \dT+, \do+ and \dC+ show
 
@@ -349,7 +384,10 @@ COMMENT ON OPERATOR FAMILY ulid_hash_ops USING hash IS 'hash operators of ulid';
 COMMENT ON OPERATOR CLASS ulid_minmax_ops USING brin IS 'default BRIN minmax operator class for ulid';
 COMMENT ON OPERATOR FAMILY ulid_minmax_ops USING brin IS 'BRIN minmax operators of ulid';
 
-COMMENT ON FUNCTION snowflake_status() IS 'a row per active ID stream: its last value, its lead over the clock, clock steps, waits at snowflake.max_lead, the durable reservation with its writes, waits and failures, and observed IDs that moved the clock; for pg_monitor';
+COMMENT ON FUNCTION snowflake_status() IS 'one row: whether the server generates (and why not), the IDs'' clock over the system clock and its steps, waits at snowflake.max_lead, the durable reservation with its writer, writes, waits, failures and replay, and observed IDs; for pg_monitor';
+COMMENT ON FUNCTION snowflake_streams() IS 'a row per ID stream that issued a value since start: its last value and its lead over the system clock; for pg_monitor';
+COMMENT ON FUNCTION snowflake_observe_trigger() IS 'row trigger for replication''s apply: observes the named ID columns (default: the primary key) of each row, and counts in snowflake_status() what it may not observe instead of raising';
+COMMENT ON FUNCTION snowflake_reservation_create() IS 'a server whose reservation file is missing may generate again, from the clock: only once the clock is past every ID already issued';
 COMMENT ON FUNCTION snowflake_decode(bigint, text) IS 'time, node and sequence of another system''s 64-bit ID: layout twitter, discord, sonyflake, pgedge or instagram';
 COMMENT ON FUNCTION snowflake_at(timestamptz, text) IS 'the smallest ID of a layout (twitter, discord, sonyflake, pgedge, instagram) at the time: for key range scans of such IDs';
 COMMENT ON FUNCTION objectid_timestamp(text) IS 'the second in a MongoDB ObjectId of 24 hex digits';
@@ -358,8 +396,6 @@ COMMENT ON FUNCTION ksuid_timestamp(text) IS 'the second in a KSUID of 27 base62
 COMMENT ON FUNCTION snowflake_observe(bigint) IS 'every snowflake ID issued here from now on is above this one, from another server (bounded by snowflake.max_clock_offset)';
 COMMENT ON FUNCTION snowflake_observe(uuid) IS 'every ID issued here from now on is in a later millisecond than this version 7 UUID (bounded by snowflake.max_clock_offset)';
 COMMENT ON FUNCTION snowflake_observe(ulid) IS 'every ID issued here from now on is in a later millisecond than this ULID (bounded by snowflake.max_clock_offset)';
-
-COMMENT ON FUNCTION snowflake_status() IS 'a row per active ID stream: its last value, its lead over the clock, clock steps, waits at snowflake.max_lead, and the durable reservation with its writes, waits and failures; for pg_monitor';
 
 -- migration helper
 
@@ -603,7 +639,16 @@ BEGIN
 		END IF;
 	END IF;
 
+	-- No row spans lines, so that a dry run pasted into psql runs only what it shows: a
+	-- comment shows a line break as \n or \r; a statement holds identifiers but no literals,
+	-- and names each quoted one in its U&"..." form, where a line break is \000A or \000D.
 	FOREACH s IN ARRAY stmts LOOP
+		IF left(s, 3) = '-- ' THEN
+			s := replace(replace(s, E'\n', E'\\n'), E'\r', E'\\r');
+		ELSIF s ~ E'[\n\r]' THEN
+			s := replace(replace(replace(regexp_replace(s, '"(?:[^"]|"")*"', E'U&\\&', 'g'),
+			                             E'\\', E'\\\\'), E'\n', E'\\000A'), E'\r', E'\\000D');
+		END IF;
 		IF NOT dry_run AND left(s, 3) <> '-- ' THEN
 			EXECUTE s;
 		END IF;

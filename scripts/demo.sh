@@ -28,7 +28,8 @@ SELECT o.id, o.item, d.ts, d.shard, d.seq
 EXPLAIN (COSTS OFF)
   SELECT * FROM demo_orders WHERE id >= snowflake_at(now() - interval '1 day');
 SELECT snowflake_uuidv7() AS uuidv7, ulid() AS ulid;
-SELECT kind, shard, last_ts, last_seq, reserved_until FROM snowflake_status();
+SELECT kind, shard, last_ts, last_seq, lead_ms FROM snowflake_streams();
+SELECT reserved_until, writer_pid, clock_gap_ms, generation_refused FROM snowflake_status();
 SQL
 
 cat <<EOF2

@@ -253,6 +253,44 @@ ALTER EXTENSION snowflake SET SCHEMA public;
 SELECT * FROM pg_temp.col('adopt_misc');
 DROP SCHEMA adopt_elsewhere;
 
+-- A line break in a name or in a default never makes a row span lines: a dry run pasted
+-- into psql runs only what it shows. A comment row shows it as \n or \r; a statement row
+-- names such an identifier in its U&"..." form (a quote or a backslash in it too), and the
+-- real run runs that row.
+CREATE TABLE "adopt
+nl" ("i
+d" serial PRIMARY KEY, v text);
+CREATE TABLE "adopt
+nl ""child\" (id bigint, "parent
+id" integer REFERENCES "adopt
+nl");
+INSERT INTO "adopt
+nl" (v) VALUES ('a');
+SELECT * FROM snowflake_adopt(E'"adopt\nnl"', E'i\nd', widen => true, drop_sequence => true);
+SELECT count(*) AS rows, count(*) FILTER (WHERE r ~ E'[\n\r]') AS spanning
+  FROM snowflake_adopt(E'"adopt\nnl"', E'i\nd', widen => true, drop_sequence => true) r;
+-- the real run returns the rows of the dry run, and they run
+SELECT array_agg(r) AS dry FROM snowflake_adopt(E'"adopt\nnl"', E'i\nd', widen => true, drop_sequence => true) r \gset
+SELECT array_agg(r) = :'dry'::text[] AS same_rows
+  FROM snowflake_adopt(E'"adopt\nnl"', E'i\nd', dry_run => false, widen => true, drop_sequence => true) r;
+SELECT * FROM pg_temp.col(E'"adopt\nnl"', E'i\nd');
+SELECT * FROM pg_temp.col(E'"adopt\nnl ""child\\"', E'parent\nid');
+SELECT count(*) AS sequences FROM pg_class WHERE relkind = 'S' AND relname LIKE E'adopt\nnl%';
+INSERT INTO "adopt
+nl" (v) VALUES ('b');
+SELECT count(*) FILTER (WHERE "i
+d" > 1) AS new_rows FROM "adopt
+nl";
+-- a string literal with a line break in the default the dry run mentions
+CREATE TABLE adopt_nl_uuid (id uuid PRIMARY KEY DEFAULT md5(E'line\r\nbreak' || clock_timestamp())::uuid);
+SELECT * FROM snowflake_adopt('adopt_nl_uuid', 'id');
+SELECT count(*) AS spanning FROM snowflake_adopt('adopt_nl_uuid', 'id') r WHERE r ~ E'[\n\r]';
+SELECT count(*) AS rows FROM snowflake_adopt('adopt_nl_uuid', 'id', dry_run => false);
+SELECT * FROM pg_temp.col('adopt_nl_uuid');
+DROP TABLE "adopt
+nl", "adopt
+nl ""child\", adopt_nl_uuid;
+
 -- the README's example
 CREATE TABLE orders (id serial PRIMARY KEY, item text);
 CREATE TABLE order_lines (id bigserial PRIMARY KEY, order_id integer NOT NULL REFERENCES orders);

@@ -73,7 +73,7 @@ BEGIN
 EXCEPTION WHEN OTHERS THEN
   RETURN SQLSTATE || ': ' || regexp_replace(SQLERRM, '[0-9]+ ms', 'N ms');
 END $$;
-SELECT observed_until AS until FROM snowflake_status() LIMIT 1 \gset
+SELECT observed_until AS until FROM snowflake_status() \gset
 SELECT call, pg_temp.outcome('SELECT ' || call) AS outcome FROM (VALUES
   ('snowflake_observe(snowflake_at(clock_timestamp() + interval ''6 s''))'),
   ('snowflake_observe(uuidv7_at(clock_timestamp() + interval ''1 hour''))'),
@@ -82,18 +82,81 @@ SELECT call, pg_temp.outcome('SELECT ' || call) AS outcome FROM (VALUES
   ('snowflake_observe(-1::bigint)'),
   ('snowflake_observe(NULL::bigint)')
 ) AS c(call);
-SELECT observed_until = :'until' AS unchanged FROM snowflake_status() LIMIT 1;
+SELECT observed_until = :'until' AS unchanged FROM snowflake_status();
 SELECT snowflake() < snowflake_at(clock_timestamp() + interval '2 s') AS not_moved;
--- a setting for superusers: an ordinary role cannot widen the bound
+-- Observing is a privilege: it moves the IDs' time of every role. An ordinary role gets
+-- permission denied, and cannot widen the bound, for itself or by ALTER ROLE (the setting is
+-- the server's); the extension's owner may grant observing on.
 CREATE ROLE regress_observer;
 SET ROLE regress_observer;
+SELECT pg_temp.outcome('SELECT snowflake_observe(1::bigint)') AS bigint_form,
+       pg_temp.outcome('SELECT snowflake_observe(uuidv7_at(now()))') AS uuid_form,
+       pg_temp.outcome('SELECT snowflake_observe(ulid_at(now()))') AS ulid_form,
+       pg_temp.outcome('SELECT snowflake_reservation_create()') AS create_form;
 SET snowflake.max_clock_offset = '1h';
 RESET ROLE;
+ALTER ROLE regress_observer SET snowflake.max_clock_offset = '1h';
+SELECT p.oid::regprocedure AS function_of_the_extension_owner, a.privilege_type, a.is_grantable
+  FROM pg_proc p, aclexplode(p.proacl) a
+ WHERE p.proname IN ('snowflake_observe', 'snowflake_observe_trigger')
+   AND a.grantee = (SELECT extowner FROM pg_extension WHERE extname = 'snowflake')
+ ORDER BY 1;
+GRANT EXECUTE ON FUNCTION snowflake_observe(bigint) TO regress_observer;
+SET ROLE regress_observer;
+SELECT pg_temp.outcome('SELECT snowflake_observe(1::bigint)') AS granted;
+RESET ROLE;
+REVOKE EXECUTE ON FUNCTION snowflake_observe(bigint) FROM regress_observer;
 DROP ROLE regress_observer;
 
--- The tests after this one compare IDs with the clock: wait until it has passed what was
--- observed.
-SELECT pg_sleep(greatest(0, extract(epoch FROM observed_until - clock_timestamp())) + 0.01)
-  FROM snowflake_status() LIMIT 1;
+-- The apply trigger: observes the named columns (by default the primary key) of each row,
+-- and never raises for a value it may not observe (too far ahead, a UUID of another version,
+-- a negative ID): it counts them in snowflake_status().observe_skipped.
+CREATE TABLE applied (id bigint PRIMARY KEY, u uuid, l ulid, note text);
+CREATE TRIGGER applied_observe BEFORE INSERT OR UPDATE ON applied
+  FOR EACH ROW EXECUTE FUNCTION snowflake_observe_trigger('id', 'u', 'l');
+SELECT observe_skipped AS skipped, observed_moves AS moves FROM snowflake_status() \gset
+INSERT INTO applied VALUES
+  (snowflake_at(clock_timestamp() + interval '1 hour'), NULL, NULL, 'an hour ahead'),
+  (-5, gen_random_uuid(), NULL, 'negative, and a v4 UUID'),
+  (1, uuidv7_at(clock_timestamp() + interval '1 hour'), ulid_at('3000-01-01'), 'both ahead'),
+  (2, NULL, NULL, 'in the past');
+SELECT count(*) AS rows_kept FROM applied;
+SELECT observe_skipped - :skipped AS skipped_now, observed_moves = :moves AS none_moved
+  FROM snowflake_status();
+-- a value a little ahead is observed: the next ID is above it
+INSERT INTO applied VALUES (snowflake_at(clock_timestamp() + interval '1.5 s') | 1023, NULL, NULL, 'a little ahead');
+SELECT snowflake() > max(id) AS above_applied FROM applied WHERE note = 'a little ahead';
+-- without arguments, the primary key's columns
+CREATE TABLE applied_u (k uuid PRIMARY KEY);
+CREATE TRIGGER applied_u_observe BEFORE INSERT ON applied_u
+  FOR EACH ROW EXECUTE FUNCTION snowflake_observe_trigger();
+INSERT INTO applied_u VALUES (uuidv7_at(clock_timestamp() + interval '1.6 s'));
+SELECT snowflake_uuidv7() > k AS above_applied FROM applied_u;
+-- what is wrong with the trigger itself is an ERROR
+CREATE TABLE applied_bad (id bigint PRIMARY KEY, note text);
+CREATE TRIGGER applied_bad_observe BEFORE INSERT ON applied_bad
+  FOR EACH ROW EXECUTE FUNCTION snowflake_observe_trigger('note');
+SELECT pg_temp.outcome($$INSERT INTO applied_bad VALUES (1, 'x')$$) AS wrong_type;
+DROP TRIGGER applied_bad_observe ON applied_bad;
+CREATE TRIGGER applied_bad_observe BEFORE INSERT ON applied_bad
+  FOR EACH ROW EXECUTE FUNCTION snowflake_observe_trigger('nope');
+SELECT pg_temp.outcome($$INSERT INTO applied_bad VALUES (1, 'x')$$) AS no_column;
+DROP TRIGGER applied_bad_observe ON applied_bad;
+CREATE TRIGGER applied_bad_observe BEFORE DELETE ON applied_bad
+  FOR EACH ROW EXECUTE FUNCTION snowflake_observe_trigger();
+INSERT INTO applied_bad VALUES (1, 'x');
+SELECT pg_temp.outcome($$DELETE FROM applied_bad$$) AS on_delete;
+SELECT pg_temp.outcome('SELECT snowflake_observe_trigger()') AS not_a_trigger;
+DROP TABLE applied, applied_u, applied_bad;
+
+-- The tests after this one compare IDs with the clock: wait until the lead that observing
+-- made has faded (the IDs' time rises at 3/4 of real-time rate until the clock catches up).
+DO $$
+BEGIN
+  FOR i IN 1 .. 300 LOOP
+    EXIT WHEN (SELECT clock_gap_ms FROM snowflake_status()) <= 0;
+    PERFORM pg_sleep(0.1);
+  END LOOP;
+END $$;
 SELECT snowflake() > snowflake_at(clock_timestamp() - interval '1 s') AS back_with_the_clock,
        snowflake() < snowflake_at(clock_timestamp() + interval '1 s') AS not_ahead;

@@ -1,8 +1,9 @@
 // A clock that never goes backwards, shared by every backend of a server.
 //
 // The IDs' time is CLOCK_MONOTONIC plus an offset kept in shared memory. The offset is the
-// largest (wall - monotonic) difference ever seen. NTP slewing changes both clocks alike, so
-// the difference only moves when the wall clock is stepped:
+// largest (wall - monotonic) difference ever seen, or a time the clock was told to run from.
+// NTP slewing changes both clocks alike, so the difference only moves when the wall clock is
+// stepped:
 //   - a forward step raises the offset at once, and IDs follow the wall clock;
 //   - a backward step is ignored, so IDs keep advancing at real-time rate from where they
 //     were, neither stalling nor repeating; they stay ahead of the wall clock by the step
@@ -10,11 +11,12 @@
 // The hot path reads the monotonic clock only; the wall clock is compared at most once per
 // millisecond per backend, which is how quickly a forward step is followed.
 //
-// After a restart the IDs' time is also never below a floor: the durable reservation, which
-// every ID issued before the restart was below. The floor is not a new time for the clock:
-// while the wall clock is behind it the IDs' time stays at the floor (their sequences carry
-// them on, within snowflake.max_lead), and once the wall clock passes it the floor no longer
-// matters. So a restart leaves no lasting lead, however often it happens.
+// Beside the offset, a floor: a line that rises at 3/4 of real-time rate from a time the IDs
+// must stay above (a reservation at start, one replayed from WAL, an observed ID), so that a
+// small lead over the wall clock fades (in four times its size) while generation keeps at
+// least 3/4 of its pace. A time further ahead than the caller's bound is a clock fault, not a
+// lead: the clock runs from it at real-time rate (clock_carry), so nothing slows down at all,
+// and IDs keep that lead until the wall clock catches up or is corrected.
 #pragma once
 #include "pg_free.hpp"
 
@@ -36,10 +38,10 @@ struct ClockState {
   std::atomic<int64_t> back_event_ns;  // offset of the backward step last reported
   std::atomic<uint64_t> steps_back;
   std::atomic<uint64_t> steps_forward;
-  std::atomic<int64_t> floor_ns;       // the IDs' time is never below this (kClockUnset: none)
+  std::atomic<int64_t> floor_base_ns;  // the floor line's base (clock_floor_at), or kClockUnset
 
   void init() noexcept {
-    floor_ns.store(kClockUnset);
+    floor_base_ns.store(kClockUnset);
     offset_ns.store(kClockUnset);
     back_event_ns.store(kClockUnset);
     steps_back.store(0);
@@ -61,31 +63,85 @@ struct ClockTick {
   int64_t step_ns;   // its size
 };
 
-// At server start: the IDs' time follows the wall clock, and is never below floor_unix_ns
-// (the durable reservation), so that no ID repeats one issued before a restart even when the
-// clock was set back meanwhile. Returns how far the floor is ahead of the wall clock (0 if it
-// is not). A gap up to step_threshold_ns is the reservation's own reach past the last IDs,
-// not a fault; a larger one means the clock was set back while the server was down, and
-// counts as a backward step (which the caller reports).
-inline int64_t clock_start_at(ClockState &state, int64_t mono_ns, int64_t wall_ns,
-                              int64_t floor_unix_ns, int64_t step_threshold_ns) noexcept {
-  state.offset_ns.store(wall_ns - mono_ns);
-  state.floor_ns.store(floor_unix_ns);
-  const int64_t gap = floor_unix_ns > wall_ns ? floor_unix_ns - wall_ns : 0;
-  if (gap > step_threshold_ns) state.steps_back.fetch_add(1, std::memory_order_relaxed);
-  return gap;
+// The floor line at monotonic time mono_ns: base + 3/4 of mono (kClockUnset: none).
+constexpr int64_t kFloorMarginNs = 1000000;  // a floor is raised this much early, see below
+inline int64_t floor_part(int64_t mono_ns) noexcept { return mono_ns - mono_ns / 4; }
+
+inline int64_t clock_floor_at(const ClockState &state, int64_t mono_ns) noexcept {
+  const int64_t base = state.floor_base_ns.load(std::memory_order_acquire);
+  return base == kClockUnset ? kClockUnset : base + floor_part(mono_ns);
 }
 
-// Raises the floor (never lowers it): a reservation replayed from WAL on a standby, so that
-// after a promotion every ID is above every ID of the rows replayed. Safe to repeat.
+// Raises the floor line (never lowers it) so that every tick from mono_ns on is at or above
+// unix_ns. Another backend's monotonic reading can lag this one by microseconds (an
+// extrapolated counter), so the line reaches unix_ns kFloorMarginNs early. Safe to repeat.
 // Returns true if it raised it.
-inline bool clock_raise_floor(ClockState &state, int64_t floor_unix_ns) noexcept {
-  int64_t cur = state.floor_ns.load(std::memory_order_relaxed);
-  while (cur < floor_unix_ns)
-    if (state.floor_ns.compare_exchange_weak(cur, floor_unix_ns, std::memory_order_acq_rel,
-                                             std::memory_order_relaxed))
+inline bool clock_raise_floor(ClockState &state, int64_t unix_ns, int64_t mono_ns) noexcept {
+  const int64_t base = unix_ns - floor_part(mono_ns - kFloorMarginNs);
+  int64_t cur = state.floor_base_ns.load(std::memory_order_relaxed);
+  while (cur == kClockUnset || cur < base)
+    if (state.floor_base_ns.compare_exchange_weak(cur, base, std::memory_order_acq_rel,
+                                                  std::memory_order_relaxed))
       return true;
   return false;
+}
+
+// The clock without its floor (kClockUnset before it is started).
+inline int64_t clock_unfloored(const ClockState &state, int64_t mono_ns) noexcept {
+  const int64_t offset = state.offset_ns.load(std::memory_order_acquire);
+  return offset == kClockUnset ? kClockUnset : mono_ns + offset;
+}
+
+// Raises the offset so that the clock reads at least unix_ns at mono_ns: from then on it runs
+// from there at real-time rate. wall_ns (kClockUnset if not read) is the wall clock now: the
+// gap between the two is recorded as a backward step already reported, so that the caller's
+// own message is the only one. Returns true if it raised the offset.
+inline bool clock_run_from(ClockState &state, int64_t unix_ns, int64_t mono_ns,
+                           int64_t wall_ns) noexcept {
+  const int64_t offset = unix_ns - mono_ns;
+  int64_t cur = state.offset_ns.load(std::memory_order_relaxed);
+  bool raised = false;
+  while (cur == kClockUnset || cur < offset) {
+    if (state.offset_ns.compare_exchange_weak(cur, offset, std::memory_order_acq_rel,
+                                              std::memory_order_relaxed)) {
+      raised = true;
+      break;
+    }
+  }
+  if (raised) {
+    state.steps_back.fetch_add(1, std::memory_order_relaxed);
+    if (wall_ns != kClockUnset) state.back_event_ns.store(wall_ns - mono_ns);
+  }
+  return raised;
+}
+
+enum class Carried : uint8_t { kBelow, kFloor, kRunFrom };
+
+// A time every later ID must be above (a reservation read at start or replayed from WAL):
+// within hold_ns of the clock it is a floor that the wall clock soon passes; further ahead,
+// the wall clock is wrong (set back while the server was down, or a standby's clock behind
+// its primary's), and the clock runs from it at real-time rate, so that generation keeps its
+// pace instead of waiting for the wall clock. kBelow: the clock is already past it.
+inline Carried clock_carry(ClockState &state, int64_t unix_ns, int64_t mono_ns, int64_t wall_ns,
+                           int64_t hold_ns) noexcept {
+  const int64_t clock = clock_unfloored(state, mono_ns);
+  if (clock != kClockUnset && clock >= unix_ns) return Carried::kBelow;
+  if (clock == kClockUnset || unix_ns - clock > hold_ns)
+    return clock_run_from(state, unix_ns, mono_ns, wall_ns) ? Carried::kRunFrom : Carried::kBelow;
+  return clock_raise_floor(state, unix_ns, mono_ns) ? Carried::kFloor : Carried::kBelow;
+}
+
+// At server start: the IDs' time follows the wall clock, and stays above floor_unix_ns (the
+// durable reservation), so that no ID repeats one issued before a restart even when the
+// clock was set back meanwhile (clock_carry, with the reservation's own reach past the last
+// IDs as the bound: a crash leaves that much, which fades). Returns how far the reservation
+// is ahead of the wall clock (0 if it is not).
+inline int64_t clock_start_at(ClockState &state, int64_t mono_ns, int64_t wall_ns,
+                              int64_t floor_unix_ns, int64_t hold_ns) noexcept {
+  state.offset_ns.store(wall_ns - mono_ns);
+  if (floor_unix_ns <= wall_ns) return 0;
+  (void)clock_carry(state, floor_unix_ns, mono_ns, wall_ns, hold_ns);
+  return floor_unix_ns - wall_ns;
 }
 
 enum class Observed : uint8_t { kBehind, kRaised, kTooFarAhead };
@@ -93,23 +149,22 @@ enum class Observed : uint8_t { kBehind, kRaised, kTooFarAhead };
 // An ID seen from elsewhere (another server, a service), whose time is observed_unix_ms:
 // after this, every tick is in a later millisecond, so every ID issued here is above it
 // (a hybrid logical clock's receive rule). tick_unix_ns is a tick just taken, clock_unix_ns
-// the clock without the floor (monotonic plus offset). An ID more than max_ahead_ms ahead of
-// that clock is refused, not followed: measured from the clock and not from the floor, so
-// that observations cannot ratchet the IDs' time further ahead, one bound at a time.
+// the clock without the floor (monotonic plus offset), mono_ns the monotonic reading it was
+// taken from. An ID more than max_ahead_ms ahead of that clock is refused, not followed:
+// measured from the clock and not from the floor, so that observations cannot ratchet the
+// IDs' time further ahead, one bound at a time. It raises the floor line, so the lead it
+// makes fades, and generation keeps 3/4 of its pace meanwhile.
+// Behind means a full millisecond behind: another backend's tick can trail this one's by
+// microseconds, and must not issue in the observed millisecond either.
 inline Observed clock_observe(ClockState &state, int64_t tick_unix_ns, int64_t clock_unix_ns,
-                              int64_t observed_unix_ms, int64_t max_ahead_ms) noexcept {
+                              int64_t mono_ns, int64_t observed_unix_ms,
+                              int64_t max_ahead_ms) noexcept {
   // In milliseconds: an observed time can be far past what nanoseconds hold in 64 bits.
-  if (tick_unix_ns / 1000000 > observed_unix_ms) return Observed::kBehind;
+  if (tick_unix_ns / 1000000 > observed_unix_ms + 1) return Observed::kBehind;
   if (clock_unix_ns == kClockUnset || observed_unix_ms - clock_unix_ns / 1000000 > max_ahead_ms)
     return Observed::kTooFarAhead;
-  return clock_raise_floor(state, (observed_unix_ms + 1) * 1000000) ? Observed::kRaised
-                                                                     : Observed::kBehind;
-}
-
-// The clock without its floor (kClockUnset before it is started).
-inline int64_t clock_unfloored(const ClockState &state, int64_t mono_ns) noexcept {
-  const int64_t offset = state.offset_ns.load(std::memory_order_acquire);
-  return offset == kClockUnset ? kClockUnset : mono_ns + offset;
+  return clock_raise_floor(state, (observed_unix_ms + 1) * 1000000, mono_ns) ? Observed::kRaised
+                                                                            : Observed::kBehind;
 }
 
 // The state as read before a reading of the clocks, so that a reading is never older than
@@ -158,7 +213,7 @@ inline ClockTick clock_now(ClockState &state, LocalClock &local, FastFn fast, Mo
     }
   }
   tick.unix_ns = std::max(m + state.offset_ns.load(std::memory_order_relaxed),
-                          state.floor_ns.load(std::memory_order_relaxed));
+                          clock_floor_at(state, m));
   return tick;
 }
 
@@ -172,9 +227,7 @@ inline ClockTick clock_now(ClockState &state, LocalClock &local, MonoFn mono,
 // that takes part in no step detection (the reservation writer), so that only the processes
 // that issue IDs move the clock. kClockUnset before the clock is started.
 inline int64_t clock_peek(const ClockState &state, int64_t mono_ns) noexcept {
-  const int64_t offset = state.offset_ns.load(std::memory_order_acquire);
-  const int64_t floor = state.floor_ns.load(std::memory_order_relaxed);
-  return offset == kClockUnset ? floor : std::max(mono_ns + offset, floor);
+  return std::max(clock_unfloored(state, mono_ns), clock_floor_at(state, mono_ns));
 }
 
 }  // namespace snowflake

@@ -48,6 +48,15 @@ struct alignas(64) Streams128T {
   }
 };
 
+// Why a server issues no value although it could run: the operator must act first. Generators
+// meet it only on their slow path (a server that refuses publishes no reservation, so every
+// value needs one), never on the hot path.
+enum Refusal : int {
+  kNotRefused = 0,
+  kFileMissing = 1,   // IDs were issued here with a reservation file that is gone
+  kEpochChanged = 2,  // snowflake.epoch is not the one the stored IDs were issued with
+};
+
 // The durable reservation: every value issued on this server has a time below
 // reserved_unix_ms, which is on disk before any value reaches it.
 struct alignas(64) Reservation {
@@ -63,8 +72,20 @@ struct alignas(64) Reservation {
   std::atomic<uint64_t> replayed_unix_ms;   // the latest reservation replayed from WAL, 0: none
   std::atomic<uint64_t> observed_unix_ms;   // the latest observed ID that moved the clock, 0: none
   std::atomic<uint64_t> observed_moves;     // observations that moved the clock
+  std::atomic<uint64_t> observe_skipped;    // values an apply trigger could not observe
+  std::atomic<uint64_t> loaded_unix_ms;     // the reservation read at start (0: none)
+  std::atomic<int> writer_pid;              // 0 while no writer runs
+  std::atomic<uint64_t> busy_since_unix_ms; // when the write in progress began (0: idle)
+  std::atomic<int> refusal;                 // a Refusal: why no value may be issued
+  std::atomic<uint64_t> file_epoch_ms;      // with kEpochChanged: the epoch of the stored IDs
 
   void init() noexcept {
+    observe_skipped.store(0);
+    loaded_unix_ms.store(0);
+    writer_pid.store(0);
+    busy_since_unix_ms.store(0);
+    refusal.store(0);
+    file_epoch_ms.store(0);
     replayed_unix_ms.store(0);
     observed_unix_ms.store(0);
     observed_moves.store(0);
@@ -125,6 +146,17 @@ inline uint64_t reservation_target(uint64_t need_ms, uint64_t now_ms, uint64_t w
   if (2 * last_write_ms > ahead) ahead = 2 * last_write_ms;
   const uint64_t lead = need_ms > now_ms ? need_ms - now_ms : 0;
   return std::max(need_ms + ahead + 3 * lead, reserved_ms);
+}
+
+// What the reservation comes down to at the postmaster's exit, once no process can issue a
+// value: just above the last value issued (high_ms, 0 if none), and never below what the
+// server started from or replayed (base_ms: values of earlier runs, or of a primary, may
+// reach it). Returns 0 when it should stay as it is. So restarts with no value issued between
+// them leave the reservation where it was, instead of a window further each time.
+inline uint64_t reservation_at_exit(uint64_t high_ms, uint64_t base_ms,
+                                    uint64_t reserved_ms) noexcept {
+  const uint64_t target = std::max(high_ms == 0 ? 0 : high_ms + 1, base_ms);
+  return target < reserved_ms ? target : 0;
 }
 
 // How far a reservation may legitimately be ahead of the clock at a start: its reach past

@@ -27,6 +27,7 @@ extern "C" {
 #include "fmgr.h"
 #include "miscadmin.h"
 #include "access/xlog.h"
+#include "storage/condition_variable.h"
 #include "storage/spin.h"
 #include "utils/timestamp.h"
 }
@@ -55,6 +56,7 @@ extern int64_t epoch_ms;   // snowflake.epoch, parsed
 // overflow.
 constexpr int64_t kMaxEpochMs = 4102444800000;
 extern int reservation_window_ms;  // snowflake.reservation_window
+extern int reservation_timeout_ms; // snowflake.reservation_timeout
 
 // The shared state, or nullptr when the library was not preloaded.
 extern SharedState *shared;
@@ -70,8 +72,17 @@ void register_reservation_wal();
 // At server start (shmem_startup_hook): read the reservation, make it the floor of the IDs'
 // time, and lower it at the postmaster's exit.
 void load_reservation(SharedState &state);
-// Waits (interruptibly) until the reservation covers needed_unix_ms, or raises an ERROR.
+// Where generators sleep while they wait for the writer (in shared memory, next to the state).
+extern ConditionVariable *reservation_cv;
+// Waits (interruptibly, for at most snowflake.reservation_timeout) until the reservation
+// covers needed_unix_ms, or raises an ERROR: also when the server refuses to generate.
 void await_reservation(uint64_t needed_unix_ms);
+// Why this server refuses to generate (its reservation file is missing, its epoch changed),
+// or nullptr.
+const char *generation_refused();
+// snowflake_reservation_create(): a server whose reservation file is missing may generate
+// again, from the clock; without one yet (not preloaded), the file is made.
+void create_reservation();
 // Asks the writer to extend the reservation past unix_ms, without waiting.
 void request_reservation(Reservation &r, uint64_t unix_ms);
 

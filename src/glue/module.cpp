@@ -60,7 +60,8 @@ shmem_startup_hook_type prev_shmem_startup_hook = nullptr;
 
 void request_shmem() {
   if (prev_shmem_request_hook) prev_shmem_request_hook();
-  RequestAddinShmemSpace(sizeof(SharedState));
+  // Each ShmemInitStruct is aligned to a cache line: room for that padding too.
+  RequestAddinShmemSpace(add_size(sizeof(SharedState), sizeof(ConditionVariable) + 2 * PG_CACHE_LINE_SIZE));
 }
 
 void startup_shmem() {
@@ -76,6 +77,9 @@ void startup_shmem() {
     load_reservation(*state);
   }
   shared = static_cast<SharedState *>(mem);
+  void *cv = ShmemInitStruct("snowflake reservation cv", sizeof(ConditionVariable), &found);
+  if (!found) ConditionVariableInit(static_cast<ConditionVariable *>(cv));
+  reservation_cv = static_cast<ConditionVariable *>(cv);
   LWLockRelease(AddinShmemInitLock);
 }
 
@@ -113,7 +117,16 @@ void define_settings() {
       "An observed ID further ahead is refused with an ERROR: one bad ID must not move every "
       "ID of the server far into the future. Set it above the clock offset between the "
       "servers whose IDs are observed.",
-      &max_clock_offset_ms, 5000, 0, 3600000, PGC_SUSET, GUC_UNIT_MS, nullptr, nullptr,
+      // The server's, like max_lead: the clock it bounds is shared by every role.
+      &max_clock_offset_ms, 5000, 0, 3600000, PGC_SIGHUP, GUC_UNIT_MS, nullptr, nullptr,
+      nullptr);
+  DefineCustomIntVariable(
+      "snowflake.reservation_timeout",
+      "How long a generator waits for the reservation writer before an ERROR.",
+      "A generator waits only when a value would reach the durable reservation; if the writer "
+      "has not extended it by then (a hung disk, WAL flush or synchronous standby), the "
+      "generator raises an ERROR that names the writer.",
+      &reservation_timeout_ms, 10000, 100, 3600000, PGC_SIGHUP, GUC_UNIT_MS, nullptr, nullptr,
       nullptr);
   MarkGUCPrefixReserved("snowflake");
 }

@@ -2,9 +2,21 @@
 // floor of this server's ID clock past its millisecond (clock.hpp's clock_observe), so that
 // every ID issued here afterwards, of every kind and shard, is above it; and the durable
 // reservation is made to cover it, so that this holds after a restart too.
+// snowflake_observe_trigger() does the same for the ID columns of each row that replication
+// applies, and never raises for a value: what it may not observe it counts.
 #include "glue.hpp"
 
 extern "C" {
+#include "access/htup_details.h"
+#include "catalog/pg_type.h"
+#include "commands/trigger.h"
+#include "executor/spi.h"
+#include "nodes/bitmapset.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/relcache.h"
+#include "utils/syscache.h"
 #include "utils/uuid.h"
 }
 
@@ -27,22 +39,43 @@ using namespace snowflake::glue;
   pg_unreachable();
 }
 
-void observe(ClockState &clock, Reservation *r, uint64_t observed_unix_ms, const char *kind) {
+// Observes a value whose time is observed_unix_ms. Too far ahead, it raises an ERROR, or
+// with quiet (an apply trigger) counts it and returns false.
+bool observe(ClockState &clock, Reservation *r, uint64_t observed_unix_ms, const char *kind,
+             bool quiet) {
   const uint64_t tick_ms = clock_now_unix_ms(clock);
-  // The common case: the ID is in the past here, and already covered on disk.
-  if (tick_ms > observed_unix_ms &&
+  // The common case: the ID is at least a millisecond in the past here (clock_observe says
+  // why a full one), and already covered on disk.
+  if (tick_ms > observed_unix_ms + 1 &&
       (r == nullptr || r->reserved_unix_ms.load(std::memory_order_acquire) > observed_unix_ms))
-    return;
-  const int64_t clock_ns = clock_unfloored(clock, read_clock(CLOCK_MONOTONIC));
+    return true;
+  const int64_t mono = read_clock(CLOCK_MONOTONIC);
+  const int64_t clock_ns = clock_unfloored(clock, mono);
   const Observed o =
-      clock_observe(clock, static_cast<int64_t>(tick_ms) * 1000000, clock_ns,
+      clock_observe(clock, static_cast<int64_t>(tick_ms) * 1000000, clock_ns, mono,
                     static_cast<int64_t>(observed_unix_ms), int64_t{max_clock_offset_ms});
-  if (o == Observed::kTooFarAhead) raise_too_far(kind, observed_unix_ms, clock_ns);
-  if (r == nullptr) return;  // not preloaded: this backend's own clock, nothing durable
+  if (o == Observed::kTooFarAhead) {
+    if (!quiet) raise_too_far(kind, observed_unix_ms, clock_ns);
+    if (r != nullptr) r->observe_skipped.fetch_add(1, std::memory_order_relaxed);
+    return false;
+  }
+  if (r == nullptr) return true;  // not preloaded: this backend's own clock, nothing durable
   if (o == Observed::kRaised) r->observed_moves.fetch_add(1, std::memory_order_relaxed);
   Reservation::raise(r->observed_unix_ms, observed_unix_ms);
   if (r->reserved_unix_ms.load(std::memory_order_acquire) <= observed_unix_ms)
     await_reservation(observed_unix_ms);
+  return true;
+}
+
+pg_noinline void raise_not_v7() {
+  ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                  errmsg("only a version 7 UUID can be observed"),
+                  errdetail("Other versions hold no time, or not in their first 48 bits.")));
+}
+
+void skipped() {
+  if (shared != nullptr)
+    shared->reservation.observe_skipped.fetch_add(1, std::memory_order_relaxed);
 }
 
 }  // namespace
@@ -51,24 +84,98 @@ SNOWFLAKE_FUNCTION(snowflake_observe) {
   const uint64_t id = checked_id(PG_GETARG_INT64(0));
   SharedState &state = generating_state();
   observe(state.clock, &state.reservation, unpack(id).ms + static_cast<uint64_t>(epoch_ms),
-          "snowflake ID");
+          "snowflake ID", false);
   PG_RETURN_VOID();
 }
 
 SNOWFLAKE_FUNCTION(snowflake_observe_uuid) {
   const pg_uuid_t *u = PG_GETARG_UUID_P(0);
-  if (uuid_version(u->data) != 7)
-    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                    errmsg("only a version 7 UUID can be observed"),
-                    errdetail("Other versions hold no time, or not in their first 48 bits.")));
+  if (uuid_version(u->data) != 7) raise_not_v7();
   const Sources128 src = sources128();
-  observe(src.clock, src.reservation, uuid_unix_ms(u->data), "UUIDv7");
+  observe(src.clock, src.reservation, uuid_unix_ms(u->data), "UUIDv7", false);
   PG_RETURN_VOID();
 }
 
 SNOWFLAKE_FUNCTION(snowflake_observe_ulid) {
   const uint8_t *bytes = reinterpret_cast<const uint8_t *>(DatumGetPointer(PG_GETARG_DATUM(0)));
   const Sources128 src = sources128();
-  observe(src.clock, src.reservation, uuid_unix_ms(bytes), "ULID");
+  observe(src.clock, src.reservation, uuid_unix_ms(bytes), "ULID", false);
   PG_RETURN_VOID();
+}
+
+namespace {
+
+// One column's value, observed as its type says; a value that cannot be observed (negative,
+// a UUID of another version, too far ahead) is counted, never raised.
+void observe_column(Datum value, Oid type, Oid ulid_type, const char *column) {
+  if (type == INT8OID) {
+    const int64 id = DatumGetInt64(value);
+    if (id < 0) return skipped();
+    SharedState &state = generating_state();
+    observe(state.clock, &state.reservation,
+            unpack(static_cast<uint64_t>(id)).ms + static_cast<uint64_t>(epoch_ms),
+            "snowflake ID", true);
+  } else if (type == UUIDOID || (type == ulid_type && type != InvalidOid)) {
+    const uint8_t *bytes = reinterpret_cast<const uint8_t *>(DatumGetPointer(value));
+    if (type == UUIDOID && uuid_version(bytes) != 7) return skipped();
+    const Sources128 src = sources128();
+    observe(src.clock, src.reservation, uuid_unix_ms(bytes), "ID", true);
+  } else {
+    ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
+                    errmsg("column \"%s\" is of type %s", column, format_type_be(type)),
+                    errdetail("snowflake_observe_trigger() observes bigint (snowflake), uuid "
+                              "(version 7) and ulid columns.")));
+  }
+}
+
+pg_noinline void raise_trigger_misuse(const char *what) {
+  ereport(ERROR, (errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+                  errmsg("snowflake_observe_trigger() must be %s", what)));
+}
+
+}  // namespace
+
+// The trigger's arguments name the columns to observe; without any, the primary key's. The
+// ulid type is found in the trigger function's own schema: an apply worker's search_path is
+// empty.
+SNOWFLAKE_FUNCTION(snowflake_observe_trigger) {
+  if (!CALLED_AS_TRIGGER(fcinfo)) raise_trigger_misuse("called as a trigger");
+  TriggerData *td = reinterpret_cast<TriggerData *>(fcinfo->context);
+  if (!TRIGGER_FIRED_FOR_ROW(td->tg_event) || TRIGGER_FIRED_BY_DELETE(td->tg_event))
+    raise_trigger_misuse("fired FOR EACH ROW on INSERT or UPDATE");
+  HeapTuple tuple = TRIGGER_FIRED_BY_UPDATE(td->tg_event) ? td->tg_newtuple : td->tg_trigtuple;
+  Relation rel = td->tg_relation;
+  TupleDesc desc = RelationGetDescr(rel);
+  const Oid ulid_type =
+      GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid, CStringGetDatum("ulid"),
+                      ObjectIdGetDatum(get_func_namespace(fcinfo->flinfo->fn_oid)));
+  const Trigger *trigger = td->tg_trigger;
+  if (trigger->tgnargs > 0) {
+    for (int i = 0; i < trigger->tgnargs; ++i) {
+      const int attnum = SPI_fnumber(desc, trigger->tgargs[i]);
+      if (attnum <= 0)
+        ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
+                        errmsg("column \"%s\" of relation \"%s\" does not exist",
+                               trigger->tgargs[i], RelationGetRelationName(rel))));
+      bool isnull;
+      const Datum value = heap_getattr(tuple, attnum, desc, &isnull);
+      if (!isnull)
+        observe_column(value, TupleDescAttr(desc, attnum - 1)->atttypid, ulid_type,
+                       trigger->tgargs[i]);
+    }
+  } else {
+    Bitmapset *key = RelationGetIndexAttrBitmap(rel, INDEX_ATTR_BITMAP_PRIMARY_KEY);
+    if (key == nullptr)
+      ereport(ERROR, (errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
+                      errmsg("relation \"%s\" has no primary key", RelationGetRelationName(rel)),
+                      errhint("Name the columns to observe as the trigger's arguments.")));
+    for (int member = -1; (member = bms_next_member(key, member)) >= 0;) {
+      const int attnum = member + FirstLowInvalidHeapAttributeNumber;
+      bool isnull;
+      const Datum value = heap_getattr(tuple, attnum, desc, &isnull);
+      const Form_pg_attribute att = TupleDescAttr(desc, attnum - 1);
+      if (!isnull) observe_column(value, att->atttypid, ulid_type, NameStr(att->attname));
+    }
+  }
+  return PointerGetDatum(TRIGGER_FIRED_BEFORE(td->tg_event) ? tuple : nullptr);
 }

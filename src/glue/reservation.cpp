@@ -6,7 +6,9 @@
 // standby, a point-in-time recovery or a base backup started as a server replays the
 // reservation of every row it has. At server start the reservation is a floor for the IDs'
 // time; at server exit it is lowered to just above the last ID issued, so that a restart
-// leaves no lead.
+// leaves no lead. With synchronous standbys, a reservation is published only once they have
+// its record. A generator waits for the writer on a condition variable, for at most
+// snowflake.reservation_timeout, and then raises an ERROR that names the writer.
 #include "glue.hpp"
 
 #include <cerrno>
@@ -25,9 +27,12 @@ extern "C" {
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
 #include "postmaster/interrupt.h"
+#include "replication/syncrep.h"
+#include "storage/condition_variable.h"
 #include "storage/fd.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
+#include "tcop/tcopprot.h"
 #include "utils/guc.h"
 #include "utils/wait_event.h"
 }
@@ -35,6 +40,8 @@ extern "C" {
 namespace snowflake::glue {
 
 int reservation_window_ms = 1000;
+int reservation_timeout_ms = 10000;
+ConditionVariable *reservation_cv = nullptr;
 
 namespace {
 
@@ -60,53 +67,94 @@ struct XlReserve {
 };
 
 // Logs a new reservation and flushes it: on return it is in WAL before any row that holds
-// an ID it covers, since no such ID exists before the reservation is published.
-void log_reservation(uint64_t unix_ms) {
+// an ID it covers, since no such ID exists before the reservation is published. With
+// synchronous standbys it also waits for them, as a commit does, so that a standby promoted
+// after a failover holds every reservation whose IDs a client may have seen. Returns false
+// if that wait was cut short (the writer is being stopped): then nothing is published.
+bool log_reservation(uint64_t unix_ms) {
   XlReserve rec{unix_ms, epoch_ms};
   XLogBeginInsert();
   XLogRegisterData(reinterpret_cast<char *>(&rec), sizeof rec);
   const XLogRecPtr lsn = XLogInsert(SNOWFLAKE_RMGR_ID, kXlogReserve);
   XLogFlush(lsn);
+  SyncRepWaitForLSN(lsn, false);
+  return !ProcDiePending;
 }
 
-XlReserve read_record(XLogReaderState *record) {
-  XlReserve rec{0, 0};
-  if (XLogRecGetDataLen(record) == sizeof rec)
-    std::memcpy(&rec, XLogRecGetData(record), sizeof rec);
-  else
-    ereport(PANIC, (errmsg("snowflake WAL record of %u bytes, not %zu",
-                           static_cast<unsigned>(XLogRecGetDataLen(record)), sizeof rec)));
-  return rec;
+// The record's contents; false for a record of another length (another module's, with this
+// ID), which redo refuses and describing only reports.
+bool read_record(XLogReaderState *record, XlReserve *rec) {
+  if (XLogRecGetDataLen(record) != sizeof *rec) return false;
+  std::memcpy(rec, XLogRecGetData(record), sizeof *rec);
+  return true;
 }
 
-// Redo: the reservation, and the floor of the IDs' time, rise to the record's (never
-// lower), so replaying a record twice changes nothing, and nothing but shared memory is
-// needed (no SQL object). A server whose epoch is not the one the IDs were issued with
-// stops here rather than issue IDs that sort below them after a promotion.
+double ms_to_s(int64_t ms) { return static_cast<double>(ms) / 1000.0; }
+
+// How far ahead of the clock a reservation may be and still be held as a floor that fades
+// (its reach past the last IDs); further ahead, the clock was wrong, and runs from it.
+int64_t hold_ns() {
+  return static_cast<int64_t>(reservation_reach_ms(static_cast<uint64_t>(reservation_window_ms),
+                                                   static_cast<uint64_t>(max_lead_ms))) *
+         1000000;
+}
+
+// A snowflake.epoch other than the stored IDs': the server runs, and refuses to generate
+// (refusal_error) until it is set back, rather than issue IDs that sort below stored ones.
+void refuse_changed_epoch(Reservation &r, int64_t stored_epoch_ms) {
+  r.file_epoch_ms.store(static_cast<uint64_t>(stored_epoch_ms));
+  r.refusal.store(kEpochChanged);
+  ereport(WARNING,
+          (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+           errmsg("snowflake.epoch is %lld, but IDs were issued with %lld",
+                  static_cast<long long>(epoch_ms), static_cast<long long>(stored_epoch_ms)),
+           errdetail("No ID is issued until snowflake.epoch is set back."),
+           errhint("Set snowflake.epoch to %lld and restart the server.",
+                   static_cast<long long>(stored_epoch_ms))));
+}
+
+// Redo: the reservation, and the IDs' time, rise to the record's (never lower), so replaying
+// a record twice changes nothing, and nothing but shared memory is needed (no SQL object).
+// A reservation far ahead of this server's clock (its clock is behind the primary's) makes
+// the clock run from it, so that a promoted standby generates at its usual pace at once.
 void snowflake_redo(XLogReaderState *record) {
   const uint8 info = XLogRecGetInfo(record) & ~XLR_INFO_MASK;
-  if (info != kXlogReserve) ereport(PANIC, (errmsg("snowflake_redo: unknown op code %u", info)));
-  const XlReserve rec = read_record(record);
-  if (rec.epoch_ms != epoch_ms)
-    ereport(FATAL,
-            (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-             errmsg("snowflake.epoch is %lld, but the primary issued IDs with %lld",
-                    static_cast<long long>(epoch_ms), static_cast<long long>(rec.epoch_ms)),
-             errhint("Set snowflake.epoch to %lld, as on the primary.",
-                     static_cast<long long>(rec.epoch_ms))));
+  XlReserve rec;
+  if (info != kXlogReserve || !read_record(record, &rec))
+    ereport(PANIC, (errmsg("snowflake_redo: invalid record (op code %u, %u bytes)", info,
+                           static_cast<unsigned>(XLogRecGetDataLen(record)))));
   if (shared == nullptr) return;  // the resource manager exists only when preloaded
-  clock_raise_floor(shared->clock, static_cast<int64_t>(rec.reserved_unix_ms) * 1000000);
+  Reservation &r = shared->reservation;
+  if (rec.epoch_ms != epoch_ms) {
+    if (r.refusal.load() != kEpochChanged) refuse_changed_epoch(r, rec.epoch_ms);
+    return;
+  }
+  const int64_t mono = read_clock(CLOCK_MONOTONIC);
+  const int64_t wall = read_clock(CLOCK_REALTIME);
+  const int64_t reserved_ns = static_cast<int64_t>(rec.reserved_unix_ms) * 1000000;
+  if (clock_carry(shared->clock, reserved_ns, mono, wall, hold_ns()) == Carried::kRunFrom)
+    ereport(WARNING,
+            (errmsg("system clock is %.3f s behind the replayed snowflake reservation",
+                    static_cast<double>(reserved_ns - wall) / 1e9),
+             errdetail("IDs run from the reservation at real-time rate, ahead of the system "
+                       "clock by that much, until the clock catches up or is corrected.")));
   // Kept on disk as well: a standby restarts from its last restartpoint, and a backup taken
   // from it holds its file, so neither may depend on records older than that.
-  if (shared->reservation.raise_from_replay(rec.reserved_unix_ms))
+  if (r.raise_from_replay(rec.reserved_unix_ms))
     (void)write_reservation_file(rec.reserved_unix_ms, FATAL);
 }
 
+// Describing a record (pg_waldump, pg_walinspect) never raises: a record of another length
+// is another module's with the same ID, and is only reported.
 void snowflake_desc(StringInfo buf, XLogReaderState *record) {
-  const XlReserve rec = read_record(record);
-  appendStringInfo(buf, "reserved until %llu ms, epoch %lld",
-                   static_cast<unsigned long long>(rec.reserved_unix_ms),
-                   static_cast<long long>(rec.epoch_ms));
+  XlReserve rec;
+  if (read_record(record, &rec))
+    appendStringInfo(buf, "reserved until %llu ms, epoch %lld",
+                     static_cast<unsigned long long>(rec.reserved_unix_ms),
+                     static_cast<long long>(rec.epoch_ms));
+  else
+    appendStringInfo(buf, "not a snowflake reservation (%u bytes)",
+                     static_cast<unsigned>(XLogRecGetDataLen(record)));
 }
 
 const char *snowflake_identify(uint8 info) {
@@ -150,7 +198,13 @@ bool write_reservation_file(uint64_t unix_ms, int elevel) {
     errno = e;
     return false;
   }
-  return durable_rename(kTempFile, kFile, elevel) == 0;
+  if (durable_rename(kTempFile, kFile, elevel) != 0) return false;
+  // The file exists again: a server that refused for its loss may generate.
+  if (shared != nullptr) {
+    int missing = kFileMissing;
+    shared->reservation.refusal.compare_exchange_strong(missing, kNotRefused);
+  }
+  return true;
 }
 
 bool parse_u64(const char *&p, uint64_t *out) {
@@ -164,17 +218,19 @@ bool parse_u64(const char *&p, uint64_t *out) {
 }
 
 struct FileContents {
-  uint64_t unix_ms;  // 0 when there is no file yet
+  bool missing;
+  uint64_t unix_ms;  // 0 when there is no file
   bool has_epoch;
   uint64_t epoch_ms;
 };
 
 // The reservation on disk. A corrupt file stops the server: it is never guessed at.
 FileContents read_reservation_file() {
-  FileContents f{0, false, 0};
+  FileContents f{false, 0, false, 0};
   const int fd = OpenTransientFile(kFile, O_RDONLY | PG_BINARY);
   if (fd < 0) {
-    if (errno == ENOENT) return f;
+    f.missing = errno == ENOENT;
+    if (f.missing) return f;
     ereport(FATAL, (errcode_for_file_access(),
                     errmsg("could not open the snowflake reservation file \"%s\": %m", kFile)));
   }
@@ -204,21 +260,24 @@ FileContents read_reservation_file() {
     ereport(FATAL,
             (errcode(ERRCODE_DATA_CORRUPTED),
              errmsg("the snowflake reservation file \"%s\" is corrupt", kFile),
-             errhint("Restore it from a backup. Otherwise remove it, and start the server only "
-                     "once the system clock is past the time of every ID already issued.")));
+             errhint("Restore it from a backup. Otherwise remove it, start the server, and call "
+                     "snowflake_reservation_create() once the system clock is past the time of "
+                     "every ID already issued.")));
   return f;
 }
 
 // At the postmaster's exit (a shutdown, or the reset after a crash), once no process can
 // issue an ID any more: the reservation comes down to just above the last ID issued, so
-// that the next start has no lead to carry. It never goes below any ID issued.
+// that the next start has no lead to carry (reservation_at_exit). It never goes below any ID
+// issued, here or before. A server that refused to generate leaves the file as it is.
 void lower_reservation_at_exit(int, Datum) {
   if (shared == nullptr) return;
   Reservation &r = shared->reservation;
-  const uint64_t high = high_water_unix_ms(*shared, static_cast<uint64_t>(epoch_ms));
-  const uint64_t reserved = r.reserved_unix_ms.load();
-  if (high == 0 || high + 1 >= reserved) return;
-  if (write_reservation_file(high + 1, LOG)) r.reserved_unix_ms.store(high + 1);
+  if (r.refusal.load() != kNotRefused) return;
+  const uint64_t target = reservation_at_exit(
+      high_water_unix_ms(*shared, static_cast<uint64_t>(epoch_ms)),
+      std::max(r.loaded_unix_ms.load(), r.replayed_unix_ms.load()), r.reserved_unix_ms.load());
+  if (target != 0 && write_reservation_file(target, LOG)) r.reserved_unix_ms.store(target);
 }
 
 // A generator's wait for the reservation writer.
@@ -234,12 +293,65 @@ pg_noinline void raise_write_failed(int saved_errno) {
                   errdetail("No ID is issued until the reservation is on disk.")));
 }
 
-pg_noinline void raise_no_writer() {
+// The writer did not publish in time: not running, or stuck in a write (a hung disk, a WAL
+// flush, a synchronous standby that does not answer).
+pg_noinline void raise_writer_timeout(const Reservation &r) {
+  const int pid = r.writer_pid.load();
+  if (pid == 0)
+    ereport(ERROR,
+            (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+             errmsg("the snowflake reservation writer is not running"),
+             errdetail("No ID is issued until the reservation is on disk."),
+             errhint("It is a background worker: see max_worker_processes and the server log.")));
+  const uint64_t since = r.busy_since_unix_ms.load();
+  const uint64_t now = static_cast<uint64_t>(read_clock(CLOCK_REALTIME) / 1000000);
   ereport(ERROR,
           (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-           errmsg("the snowflake reservation writer is not running"),
-           errdetail("No ID is issued until the reservation is on disk."),
-           errhint("It is a background worker: see max_worker_processes and the server log.")));
+           errmsg("the snowflake reservation writer (PID %d) has not extended the reservation "
+                  "in %d ms",
+                  pid, reservation_timeout_ms),
+           since != 0 && now >= since
+               ? errdetail("No ID is issued until the reservation is on disk. Its current write "
+                           "has taken %.3f s: a hung disk, WAL flush or synchronous standby.",
+                           ms_to_s(static_cast<int64_t>(now - since)))
+               : errdetail("No ID is issued until the reservation is on disk. The writer is not "
+                           "writing: it may be stopped."),
+           errhint("See snowflake_status() and the server log. snowflake.reservation_timeout "
+                   "sets how long generators wait.")));
+}
+
+// Why a server that could run issues nothing: the operator must act (see Refusal).
+pg_noinline void raise_refusal(const Reservation &r) {
+  if (r.refusal.load() == kEpochChanged)
+    ereport(ERROR,
+            (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+             errmsg("snowflake.epoch is %lld, but IDs were issued with %llu",
+                    static_cast<long long>(epoch_ms),
+                    static_cast<unsigned long long>(r.file_epoch_ms.load())),
+             errdetail("Stored snowflake IDs count their time from the old epoch; with a new "
+                       "one, new IDs would not sort above them, and could repeat them."),
+             errhint("Set snowflake.epoch back to %llu and restart the server. Only if no "
+                     "snowflake ID of the old epoch is kept anywhere, remove the file \"%s\" "
+                     "instead, restart, and call snowflake_reservation_create().",
+                     static_cast<unsigned long long>(r.file_epoch_ms.load()), kFile)));
+  ereport(ERROR,
+          (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+           errmsg("the snowflake reservation file \"%s\" is missing", kFile),
+           errdetail("The extension was created while the file existed: IDs issued since are "
+                     "above the time it held, which is lost (pg_upgrade without copying the "
+                     "file, a restore that skipped it, or a removal). From the clock alone, "
+                     "new IDs could repeat them."),
+           errhint("Copy the file from the old data directory or a backup, and restart the "
+                   "server. If there is none, call snowflake_reservation_create() once the "
+                   "system clock is past the time of every ID already issued.")));
+}
+
+const char *refusal_text(int refusal) {
+  switch (refusal) {
+    case kFileMissing: return "the reservation file is missing";
+    case kEpochChanged: return "snowflake.epoch differs from the stored IDs' epoch";
+    default: return nullptr;
+  }
 }
 
 // The writer's view of the IDs' time (it never moves the clock itself; see clock_peek).
@@ -248,21 +360,26 @@ uint64_t writer_now_ms(const SharedState &state) {
   return ns > 0 ? static_cast<uint64_t>(ns / 1000000) : 0;
 }
 
-// The writer's loop: extend the reservation when a generator asks (and once at start), and
-// sleep otherwise. A failed write is counted and retried; waiting generators turn it into
-// an ERROR.
+// The writer's loop: extend the reservation when a generator asks, and sleep otherwise (a
+// server where nothing is generated writes nothing: no record, no file). A failed write is
+// counted and retried; waiting generators turn it into an ERROR. Each outcome wakes them.
 void forget_writer(int, Datum) {
-  if (shared != nullptr) shared->reservation.writer.store(nullptr);
+  if (shared == nullptr) return;
+  shared->reservation.writer.store(nullptr);
+  shared->reservation.writer_pid.store(0);
+  shared->reservation.busy_since_unix_ms.store(0);
+  ConditionVariableBroadcast(reservation_cv);
 }
 
 void run_writer(SharedState &state) {
   Reservation &r = state.reservation;
   // However the writer ends (a FATAL too), generators stop waking a latch nobody owns, and
-  // after 10 s of waiting say that no writer runs.
+  // say that no writer runs once their wait is over.
   on_shmem_exit(forget_writer, 0);
   r.writer.store(MyLatch);
-  bool first = true;
-  while (!ShutdownRequestPending) {
+  r.writer_pid.store(MyProcPid);
+  for (;;) {
+    CHECK_FOR_INTERRUPTS();
     if (ConfigReloadPending) {
       ConfigReloadPending = false;
       ProcessConfigFile(PGC_SIGHUP);
@@ -272,22 +389,25 @@ void run_writer(SharedState &state) {
     const uint64_t requested = r.requested_unix_ms.load(std::memory_order_acquire);
     long timeout = 1000;
     const uint64_t now = writer_now_ms(state);
-    if (first || reservation_due(requested, reserved, window, requested > now ? requested - now : 0)) {
+    if (r.refusal.load() == kNotRefused && requested != 0 &&
+        reservation_due(requested, reserved, window, requested > now ? requested - now : 0)) {
       const uint64_t need = std::max(now, requested);
       const uint64_t target = reservation_target(
           need, now, window, r.last_write_ms.load(std::memory_order_relaxed), reserved);
-      log_reservation(target);
+      r.busy_since_unix_ms.store(static_cast<uint64_t>(read_clock(CLOCK_REALTIME) / 1000000));
+      if (!log_reservation(target)) continue;  // being stopped: CHECK_FOR_INTERRUPTS exits
       if (write_reservation_file(target, LOG)) {
         r.reserved_unix_ms.store(target, std::memory_order_release);
         r.writes.fetch_add(1, std::memory_order_relaxed);
         const uint64_t after = writer_now_ms(state);
         r.last_write_ms.store(after > now ? after - now : 0, std::memory_order_relaxed);
-        first = false;
       } else {
         r.write_errno.store(errno, std::memory_order_relaxed);
         r.write_failures.fetch_add(1, std::memory_order_release);
         timeout = 100;  // try again soon
       }
+      r.busy_since_unix_ms.store(0);
+      ConditionVariableBroadcast(reservation_cv);
     }
     (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, timeout,
                     PG_WAIT_EXTENSION);
@@ -321,54 +441,89 @@ void register_reservation_writer() {
 
 void load_reservation(SharedState &state) {
   const FileContents f = read_reservation_file();
+  Reservation &r = state.reservation;
+  // A server that must not generate publishes no reservation, so that every generator takes
+  // its slow path and meets the refusal there (await_reservation).
   if (f.has_epoch && f.epoch_ms != static_cast<uint64_t>(epoch_ms))
-    ereport(FATAL,
-            (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-             errmsg("snowflake.epoch is %lld, but IDs were issued with %llu",
-                    static_cast<long long>(epoch_ms), static_cast<unsigned long long>(f.epoch_ms)),
-             errdetail("Stored snowflake IDs count their time from the old epoch; with a new "
-                       "one, new IDs would not sort above them, and could repeat them."),
-             errhint("Set snowflake.epoch back to %llu. Only if no snowflake ID of the old "
-                     "epoch is kept anywhere, remove the file \"%s\" instead.",
-                     static_cast<unsigned long long>(f.epoch_ms), kFile)));
-  state.reservation.reserved_unix_ms.store(f.unix_ms);
+    refuse_changed_epoch(r, static_cast<int64_t>(f.epoch_ms));
+  else
+    r.reserved_unix_ms.store(f.unix_ms);
+  // Without a file, only the extension's install script (or the operator) may create one:
+  // a file that went missing after IDs were issued is refused, never taken as a fresh start.
+  if (f.missing) r.refusal.store(kFileMissing);
+  r.loaded_unix_ms.store(f.unix_ms);
   // The reservation reaches a window and a quarter past the last IDs, and more while a burst
-  // ran ahead of the clock; a wall clock further behind it than that was set back.
-  const int64_t threshold_ns =
-      static_cast<int64_t>(reservation_reach_ms(static_cast<uint64_t>(reservation_window_ms),
-                                                static_cast<uint64_t>(max_lead_ms))) *
-      1000000;
+  // ran ahead of the clock; a wall clock further behind it than that was set back, and IDs
+  // run from the reservation instead of waiting for the clock.
+  const int64_t hold = hold_ns();
   const int64_t behind =
       clock_start_at(state.clock, read_clock(CLOCK_MONOTONIC), read_clock(CLOCK_REALTIME),
-                     static_cast<int64_t>(f.unix_ms) * 1000000, threshold_ns);
-  if (behind > threshold_ns)
+                     static_cast<int64_t>(f.unix_ms) * 1000000, hold);
+  if (behind > hold)
     ereport(WARNING,
             (errmsg("system clock is %.3f s behind the snowflake reservation",
                     static_cast<double>(behind) / 1e9),
-             errdetail("IDs continue above the reservation, above every ID issued before the "
-                       "restart, and follow the clock again once it passes it.")));
+             errdetail("IDs run from the reservation at real-time rate, above every ID issued "
+                       "before, ahead of the system clock by that much until the clock catches "
+                       "up or is corrected.")));
   if (!IsUnderPostmaster) on_shmem_exit(lower_reservation_at_exit, 0);
+}
+
+const char *generation_refused() {
+  if (shared == nullptr) return nullptr;
+  return refusal_text(shared->reservation.refusal.load());
+}
+
+void create_reservation() {
+  if (shared == nullptr) {
+    // Not preloaded: no writer exists, and nothing is generated; the file is only made to
+    // exist, so that a later start with the library preloaded knows the extension's history.
+    const int fd = OpenTransientFile(kFile, O_RDONLY | PG_BINARY);
+    if (fd >= 0) {
+      CloseTransientFile(fd);
+      return;
+    }
+    (void)write_reservation_file(0, ERROR);
+    return;
+  }
+  Reservation &r = shared->reservation;
+  if (r.refusal.load() == kEpochChanged) raise_refusal(r);
+  int missing = kFileMissing;
+  if (!r.refusal.compare_exchange_strong(missing, kNotRefused)) return;
+  // The writer makes the file, with a reservation from the clock as it is now.
+  await_reservation(clock_now_unix_ms(shared->clock));
 }
 
 void await_reservation(uint64_t needed_unix_ms) {
   SharedState &state = require_shared();
   Reservation &r = state.reservation;
+  if (r.refusal.load() != kNotRefused) raise_refusal(r);
   const uint64_t failures = r.write_failures.load(std::memory_order_acquire);
-  if (r.request(needed_unix_ms))
-    if (void *latch = r.writer.load()) SetLatch(static_cast<Latch *>(latch));
+  request_reservation(r, needed_unix_ms);
   r.waits.fetch_add(1, std::memory_order_relaxed);
   const TimestampTz started = GetCurrentTimestamp();
+  // The writer broadcasts after each write, failed or not, and when it exits; a cancel,
+  // statement_timeout or postmaster death ends the sleep (and the abort cancels it).
+  ConditionVariablePrepareToSleep(reservation_cv);
   while (r.reserved_unix_ms.load(std::memory_order_acquire) <= needed_unix_ms) {
-    if (r.write_failures.load(std::memory_order_acquire) != failures)
-      raise_write_failed(r.write_errno.load(std::memory_order_relaxed));
-    if (r.writer.load() == nullptr &&
-        TimestampDifferenceExceeds(started, GetCurrentTimestamp(), 10000))
-      raise_no_writer();
-    (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 1,
-                    reservation_wait_event());
-    ResetLatch(MyLatch);
-    CHECK_FOR_INTERRUPTS();
+    const bool failed = r.write_failures.load(std::memory_order_acquire) != failures;
+    long waited_ms = 0;
+    if (!failed) {
+      long secs;
+      int usecs;
+      TimestampDifference(started, GetCurrentTimestamp(), &secs, &usecs);
+      waited_ms = secs * 1000 + usecs / 1000;
+    }
+    if (failed || waited_ms >= reservation_timeout_ms || r.refusal.load() != kNotRefused) {
+      ConditionVariableCancelSleep();
+      if (failed) raise_write_failed(r.write_errno.load(std::memory_order_relaxed));
+      if (r.refusal.load() != kNotRefused) raise_refusal(r);
+      raise_writer_timeout(r);
+    }
+    (void)ConditionVariableTimedSleep(reservation_cv, reservation_timeout_ms - waited_ms,
+                                      reservation_wait_event());
   }
+  ConditionVariableCancelSleep();
 }
 
 void request_reservation(Reservation &r, uint64_t unix_ms) {
@@ -382,7 +537,9 @@ extern "C" PGDLLEXPORT void snowflake_reservation_writer(Datum);
 
 extern "C" void snowflake_reservation_writer(Datum) {
   pqsignal(SIGHUP, SignalHandlerForConfigReload);
-  pqsignal(SIGTERM, SignalHandlerForShutdownRequest);
+  // die(): a stop ends a wait for synchronous standbys too (which ShutdownRequestPending
+  // would not), and CHECK_FOR_INTERRUPTS then ends the writer.
+  pqsignal(SIGTERM, die);
   BackgroundWorkerUnblockSignals();
   // Exit code 1, always: the postmaster starts the writer again (after a second), even when
   // it was ended on purpose (pg_terminate_backend); an exit code of 0 would unregister it.

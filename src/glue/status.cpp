@@ -1,7 +1,11 @@
-// snowflake_status(): what operators alert on — per active stream its last value's time and
-// sequence and its lead over the clock, the clock steps seen, the waits at the lead bound,
-// and the durable reservation.
+// What operators alert on. snowflake_status(): one row, always (a primary before its first
+// ID, a standby, a server whose writes fail): whether it generates and why not, the clock's
+// gap over the system clock and its steps, the durable reservation, its writer and what it
+// replayed, and observed IDs. snowflake_streams(): a row per stream that issued a value since
+// start, with its last value and its lead over the system clock.
 #include "glue.hpp"
+
+#include <cerrno>
 
 extern "C" {
 #include "funcapi.h"
@@ -14,69 +18,109 @@ namespace {
 using namespace snowflake;
 using namespace snowflake::glue;
 
-constexpr int kColumns = 15;
+constexpr int kStatusColumns = 17;
+constexpr int kStreamColumns = 5;
 
-struct Row {
-  const char *kind;
-  int32 shard;  // -1: none
-  uint64_t last_unix_ms;
-  int64 last_seq;  // -1: none
-};
+int64_t system_clock_ms() { return read_clock(CLOCK_REALTIME) / 1000000; }
 
-void put_row(ReturnSetInfo *rsinfo, const SharedState &state, const Row &row, uint64_t now_ms) {
-  Datum values[kColumns];
-  bool nulls[kColumns] = {};
-  values[0] = CStringGetTextDatum(row.kind);
-  values[1] = Int32GetDatum(row.shard);
-  nulls[1] = row.shard < 0;
-  values[2] = TimestampTzGetDatum(unix_ms_to_timestamptz(static_cast<int64_t>(row.last_unix_ms)));
-  values[3] = Int64GetDatum(row.last_seq);
-  nulls[3] = row.last_seq < 0;
-  values[4] = Int64GetDatum(static_cast<int64>(row.last_unix_ms) - static_cast<int64>(now_ms));
-  values[5] = Int64GetDatum(static_cast<int64>(state.clock.steps_back.load()));
-  values[6] = Int64GetDatum(static_cast<int64>(state.clock.steps_forward.load()));
-  values[7] = Int64GetDatum(static_cast<int64>(state.reservation.lead_waits.load()));
-  const uint64_t reserved = state.reservation.reserved_unix_ms.load();
-  values[8] = TimestampTzGetDatum(unix_ms_to_timestamptz(static_cast<int64_t>(reserved)));
-  nulls[8] = reserved == 0;  // nothing reserved yet
-  values[9] = Int64GetDatum(static_cast<int64>(state.reservation.writes.load()));
-  values[10] = Int64GetDatum(static_cast<int64>(state.reservation.waits.load()));
-  values[11] = Int64GetDatum(static_cast<int64>(state.reservation.write_failures.load()));
-  const uint64_t replayed = state.reservation.replayed_unix_ms.load();
-  values[12] = TimestampTzGetDatum(unix_ms_to_timestamptz(static_cast<int64_t>(replayed)));
-  nulls[12] = replayed == 0;  // no reservation replayed from WAL since start
-  values[13] = Int64GetDatum(static_cast<int64>(state.reservation.observed_moves.load()));
-  const uint64_t observed = state.reservation.observed_unix_ms.load();
-  values[14] = TimestampTzGetDatum(unix_ms_to_timestamptz(static_cast<int64_t>(observed)));
-  nulls[14] = observed == 0;  // no observed ID moved the clock since start
-  tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+// A time in Unix ms as timestamptz, NULL for 0 (none yet).
+void put_time(Datum *values, bool *nulls, int i, uint64_t unix_ms) {
+  values[i] = TimestampTzGetDatum(unix_ms_to_timestamptz(static_cast<int64_t>(unix_ms)));
+  nulls[i] = unix_ms == 0;
 }
+
+void put_count(Datum *values, int i, uint64_t n) { values[i] = Int64GetDatum(static_cast<int64>(n)); }
 
 }  // namespace
 
 SNOWFLAKE_FUNCTION(snowflake_status) {
   SharedState &state = require_shared();
+  const Reservation &r = state.reservation;
   InitMaterializedSRF(fcinfo, 0);
   ReturnSetInfo *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
-  const uint64_t now_ms = clock_now_unix_ms(state.clock);
+  Datum values[kStatusColumns];
+  bool nulls[kStatusColumns] = {};
 
+  const bool in_recovery = RecoveryInProgress();
+  values[0] = BoolGetDatum(in_recovery);
+  const char *refused = generation_refused();
+  if (refused == nullptr && in_recovery) refused = "the server is in recovery";
+  values[1] = refused != nullptr ? CStringGetTextDatum(refused) : Datum(0);
+  nulls[1] = refused == nullptr;
+  // The IDs' clock as it stands (peeked: a monitoring query takes no part in step detection)
+  // against the system clock.
+  const int64_t ids_ns = clock_peek(state.clock, read_clock(CLOCK_MONOTONIC));
+  values[2] = Int64GetDatum(ids_ns == kClockUnset ? 0 : ids_ns / 1000000 - system_clock_ms());
+  put_count(values, 3, state.clock.steps_back.load());
+  put_count(values, 4, state.clock.steps_forward.load());
+  put_count(values, 5, r.lead_waits.load());
+  put_time(values, nulls, 6, r.reserved_unix_ms.load());
+  put_count(values, 7, r.writes.load());
+  put_count(values, 8, r.waits.load());
+  put_count(values, 9, r.write_failures.load());
+  const int err = r.write_errno.load();
+  if (err != 0) {
+    errno = err;
+    values[10] = CStringGetTextDatum(
+        psprintf("could not write the snowflake reservation file \"snowflake.reservation.tmp\": %m"));
+  }
+  nulls[10] = err == 0;
+  put_time(values, nulls, 11, r.replayed_unix_ms.load());
+  const int pid = r.writer_pid.load();
+  values[12] = Int32GetDatum(pid);
+  nulls[12] = pid == 0;
+  const uint64_t busy_since = r.busy_since_unix_ms.load();
+  const int64_t now_ms = system_clock_ms();
+  values[13] = Int64GetDatum(static_cast<int64>(now_ms) - static_cast<int64>(busy_since));
+  nulls[13] = busy_since == 0;
+  put_count(values, 14, r.observed_moves.load());
+  put_time(values, nulls, 15, r.observed_unix_ms.load());
+  put_count(values, 16, r.observe_skipped.load());
+  tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+  return (Datum)0;
+}
+
+namespace {
+
+void put_stream(ReturnSetInfo *rsinfo, const char *kind, int32 shard, uint64_t last_unix_ms,
+                int64 last_seq, int64_t now_ms) {
+  Datum values[kStreamColumns];
+  bool nulls[kStreamColumns] = {};
+  values[0] = CStringGetTextDatum(kind);
+  values[1] = Int32GetDatum(shard);
+  nulls[1] = shard < 0;
+  put_time(values, nulls, 2, last_unix_ms);
+  values[3] = Int64GetDatum(last_seq);
+  nulls[3] = last_seq < 0;
+  values[4] = Int64GetDatum(static_cast<int64>(last_unix_ms) - static_cast<int64>(now_ms));
+  tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+}
+
+}  // namespace
+
+SNOWFLAKE_FUNCTION(snowflake_streams) {
+  SharedState &state = require_shared();
+  InitMaterializedSRF(fcinfo, 0);
+  ReturnSetInfo *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
+  const int64_t now_ms = system_clock_ms();
   for (uint32_t shard = 0; shard < kShardCount; ++shard) {
     const uint64_t last = state.shards[shard].last.load(std::memory_order_relaxed);
     if (last == 0) continue;
-    put_row(rsinfo, state,
-            Row{"snowflake", static_cast<int32>(shard),
-                (last >> kSeqBits) + static_cast<uint64_t>(epoch_ms),
-                static_cast<int64>(last & kMaxSeq)},
-            now_ms);
+    put_stream(rsinfo, "snowflake", static_cast<int32>(shard),
+               (last >> kSeqBits) + static_cast<uint64_t>(epoch_ms),
+               static_cast<int64>(last & kMaxSeq), now_ms);
   }
   const uint64_t uuid = state.streams.uuid.last.load(std::memory_order_relaxed);
   if (uuid != 0)
-    put_row(rsinfo, state,
-            Row{"uuidv7", -1, uuid >> kUuidCounterBits,
-                static_cast<int64>(uuid & ((1u << kUuidCounterBits) - 1))},
-            now_ms);
+    put_stream(rsinfo, "uuidv7", -1, uuid >> kUuidCounterBits,
+               static_cast<int64>(uuid & ((1u << kUuidCounterBits) - 1)), now_ms);
   const uint64_t ulid_hi = state.streams.ulid.hi.load(std::memory_order_relaxed);
   if (ulid_hi != 0)
-    put_row(rsinfo, state, Row{"ulid", -1, ulid_hi >> (kUlidRandomBits - 64), -1}, now_ms);
+    put_stream(rsinfo, "ulid", -1, ulid_hi >> (kUlidRandomBits - 64), -1, now_ms);
   return (Datum)0;
+}
+
+SNOWFLAKE_FUNCTION(snowflake_reservation_create) {
+  create_reservation();
+  PG_RETURN_VOID();
 }

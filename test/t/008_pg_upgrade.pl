@@ -67,17 +67,24 @@ chdir $workdir or die;
 		'pg_upgrade');
 }
 
-# pg_upgrade carries no reservation over (no file, no WAL): the new cluster's writer, started
-# by pg_upgrade, wrote one from the new cluster's clock, below the old IDs. The documented
-# step replaces it with the old one.
+# pg_upgrade carries no reservation over (no file, no WAL), and the extension it restores
+# runs no install script: the new cluster has no file, and refuses to generate rather than
+# start from its own clock. The documented step copies the old one.
 sub reserved
 {
 	my ($node) = @_;
 	my $file = $node->data_dir . '/snowflake.reservation';
 	return -f $file ? (split /\n/, slurp_file($file))[1] : 0;
 }
-ok(reserved($new) < $old_max_ms, 'without the copy, the new cluster\'s reservation is below the old IDs');
-ok(reserved($old) > $old_max_ms, 'the old cluster\'s is above them');
+ok(!-e $new->data_dir . '/snowflake.reservation', 'pg_upgrade leaves the new cluster without a reservation file');
+ok(reserved($old) > $old_max_ms, 'the old cluster\'s is above the old IDs');
+$new->start;
+my ($ret, $stdout, $stderr) =
+  $new->psql('postgres', 'SELECT snowflake()', extra_params => [ '-v', 'VERBOSITY=verbose' ]);
+like($stderr, qr/ERROR:  55000: the snowflake reservation file "snowflake.reservation" is missing.*HINT:  Copy the file/s,
+	'without the copy, the new cluster refuses to generate, with a hint');
+$new->stop;
+ok(!-e $new->data_dir . '/snowflake.reservation', 'and writes no file of its own');
 copy($old->data_dir . '/snowflake.reservation', $new->data_dir . '/snowflake.reservation')
   or die "copy: $!";
 

@@ -39,7 +39,7 @@ INSERT INTO ids SELECT snowflake(), snowflake_uuidv7(), ulid() FROM generate_ser
 INSERT INTO ids (sf) SELECT max(s) FROM (SELECT snowflake(9) AS s FROM generate_series(1, 1500000)) x;
 INSERT INTO ids SELECT snowflake(), snowflake_uuidv7(), ulid() FROM generate_series(1, 10000);
 });
-ok( $primary->safe_psql('postgres', q{SELECT lead_ms FROM snowflake_status() WHERE shard = 9}) > 1000,
+ok( $primary->safe_psql('postgres', q{SELECT lead_ms FROM snowflake_streams() WHERE shard = 9}) > 1000,
 	'shard 9 runs ahead of the clock on the primary');
 
 # Copies, all taken with the IDs above in their data.
