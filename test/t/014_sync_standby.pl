@@ -1,11 +1,12 @@
 # A synchronous standby: the reservation writer publishes a reservation only once the
 # synchronous standby has confirmed its WAL record. A client takes IDs of every kind in a
-# loop; the standby stops confirming; the primary's IDs stop at the end of the reservation
-# the standby holds (55000 after snowflake.reservation_timeout), not past it. The primary's
-# postmaster is then killed, and the standby, its clock 10 minutes behind, promoted: every
-# ID it issues, of every kind, is above every ID the client got, and it generates at its
-# usual pace. (Before the writer waited, IDs flowed on past the frozen standby, and the
-# promoted standby issued IDs below them.)
+# loop while the standby confirms; then the standby stops confirming, and the client goes on,
+# with a burst that would run 20 s ahead: the primary's IDs stop at the end of the
+# reservation the standby holds (55000 after snowflake.reservation_timeout), not past it.
+# The primary's postmaster is then killed, and the standby, its clock 10 minutes behind,
+# promoted: every ID it issues, of every kind, is above every ID the client got, and it
+# generates at its usual pace. (Before the writer waited, IDs flowed on past the frozen
+# standby, and the promoted standby issued IDs below them.)
 use strict;
 use warnings FATAL => 'all';
 use Time::HiRes qw(time usleep);
@@ -78,8 +79,14 @@ my $offset = $standby->safe_psql('postgres', 'SELECT extract(epoch FROM clock_ti
 diag(sprintf('the standby\'s clock is %.1f s off', $offset));
 ok(abs($offset + 600) < 30, 'the standby\'s clock is 10 minutes behind');
 
+# (Set on the primary alone: the standby's copy of the configuration keeps the defaults.)
+# snowflake.max_lead = 30 s lets a burst run far ahead of the clock, and of the reservation
+# the standby holds.
 $primary->safe_psql('postgres', "ALTER SYSTEM SET synchronous_standby_names = 'sync1'");
+$primary->safe_psql('postgres', "ALTER SYSTEM SET snowflake.max_lead = '30s'");
 $primary->reload;
+$primary->poll_query_until('postgres', q{SELECT current_setting('snowflake.max_lead') = '30s'})
+  or die 'snowflake.max_lead was not reloaded';
 $primary->poll_query_until('postgres',
 	q{SELECT sync_state = 'sync' FROM pg_stat_replication WHERE application_name = 'sync1'})
   or die 'the standby did not become synchronous';
@@ -90,13 +97,15 @@ my $client = $primary->background_psql('postgres',
 	extra_params => [ '-v', 'VERBOSITY=verbose' ]);
 my (@sf, @uuid, @ulid, @errors);
 my $last_ok_at = 0;
+# Takes IDs for $seconds, or until $done->() says so after $min_seconds.
 sub take_ids
 {
-	my ($seconds) = @_;
+	my ($seconds, $min_seconds, $done) = @_;
 	my ($got, $failed) = (0, 0);
-	my $until = time + $seconds;
-	while (time < $until)
+	my $started = time;
+	while (time < $started + $seconds)
 	{
+		last if $done && time >= $started + $min_seconds && $done->();
 		my ($out) = $client->query('SELECT snowflake(), snowflake_uuidv7(), ulid()');
 		my $err = $client->{stderr};
 		$client->{stderr} = '';    # the session keeps what it read from stderr: one query's only
@@ -121,9 +130,17 @@ sub take_ids
 	return ($got, $failed);
 }
 
-my ($before, $failed_before) = take_ids(1);
-diag("with the synchronous standby confirming: $before rows of IDs in 1 s, $failed_before errors");
-ok($before > 0 && $failed_before == 0, 'with the synchronous standby confirming, IDs flow');
+# Until the writer has extended the reservation twice with the standby confirming, so that
+# the standby holds reservations it replayed (10 s at most).
+my $writes = status($primary, 'reservation_writes');
+my $started = time;
+my ($before, $failed_before) =
+  take_ids(10, 1, sub { status($primary, 'reservation_writes') >= $writes + 2 });
+my $writes_before = status($primary, 'reservation_writes') - $writes;
+diag(sprintf('with the synchronous standby confirming: %d rows of IDs in %.1f s, %d errors, '
+	  . '%d reservation writes', $before, time - $started, $failed_before, $writes_before));
+ok($before > 0 && $failed_before == 0 && $writes_before >= 2,
+	'with the synchronous standby confirming, IDs flow and the reservation is extended');
 
 # The standby stops confirming: its walreceiver is stopped (SIGSTOP), and so is the
 # primary's walsender, first, so that no WAL sent after this point waits in the standby's
@@ -136,14 +153,37 @@ die "no walsender or walreceiver: '$walsender', '$walreceiver'" unless $walsende
 kill('STOP', $walsender) or die "kill -STOP $walsender: $!";
 kill('STOP', $walreceiver) or die "kill -STOP $walreceiver: $!";
 my $frozen_at = time;
+# A burst of 20,000,000 IDs of shard 7 (19.5 s of its ID time) in one statement: only its
+# largest ID is kept, if it completes.
+my ($burst) = $client->query(
+	'SELECT max(s) FROM (SELECT snowflake(7) AS s FROM generate_series(1, 20000000)) x');
+my $burst_err = $client->{stderr};
+$client->{stderr} = '';
+my $burst_secs = time - $frozen_at;
+if ($burst_err =~ /ERROR/)
+{
+	push @errors, $burst_err;
+}
+elsif ($burst =~ /^\d+$/)
+{
+	push @sf, $burst;
+}
+else
+{
+	die "unexpected output: '$burst', '$burst_err'";
+}
+diag(sprintf('with the standby frozen, a burst of 20,000,000 snowflake(7) ended after %.2f s: %s',
+	$burst_secs, $burst_err =~ /ERROR/ ? $burst_err =~ s/\n.*//sr : "completed, up to $burst"));
+ok($burst_err =~ /ERROR:  55000: .*reservation/,
+	'with the standby frozen, a burst stops at the end of the confirmed reservation, with an ERROR (55000)');
+$frozen_at = time;
 my ($after, $failed_after) = take_ids(4);
 my $busy = status($primary, "coalesce(writer_busy_ms::text, 'idle')");
-diag(sprintf('with the standby frozen: %d rows of IDs (the last %.2f s after the freeze), %d errors '
+diag(sprintf('then plain SELECTs: %d rows of IDs (the last %.2f s after the burst), %d errors '
 	  . 'over %.1f s; the writer: %s', $after, $last_ok_at - $frozen_at, $failed_after,
 	time - $frozen_at, $busy));
-diag('the first error: ' . ($errors[0] // 'none') =~ s/\n.*//sr);
-ok($failed_after > 0, 'with the standby frozen, generation stops at the end of the confirmed reservation');
-like($errors[0] // '', qr/ERROR:  55000: .*reservation/, 'with an ERROR (55000)');
+ok($failed_after > 0, 'and so do plain calls');
+like($errors[-1] // '', qr/ERROR:  55000: .*reservation/, 'with the same ERROR');
 $client->quit;
 
 # The primary fails: its postmaster is killed, and its stopped walsender (which would not
