@@ -31,9 +31,14 @@ SyncResult clock_sync(ClockState &state, const ClockSnapshot &snap, int64_t seen
     }
     return SyncResult::kDone;
   }
-  // Behind by more than the threshold: report each distinct step once, server-wide.
+  // Behind by more than the threshold: report each distinct step once, server-wide. A
+  // reading less far behind than the one reported is the clock corrected part of the way:
+  // remembered, so that a later step back is measured from it, and not reported.
   if (!far_apart(seen, snap.back_event_ns)) return SyncResult::kDone;
   expected = snap.back_event_ns;
+  if (snap.back_event_ns != kClockUnset && seen > snap.back_event_ns)
+    return state.back_event_ns.compare_exchange_strong(expected, seen) ? SyncResult::kDone
+                                                                        : SyncResult::kRetry;
   if (!state.back_event_ns.compare_exchange_strong(expected, seen)) return SyncResult::kRetry;
   state.steps_back.fetch_add(1, std::memory_order_relaxed);
   tick.event = ClockEvent::kStepBack;

@@ -378,8 +378,7 @@ void run_writer(SharedState &state) {
   on_shmem_exit(forget_writer, 0);
   r.writer.store(MyLatch);
   r.writer_pid.store(MyProcPid);
-  for (;;) {
-    CHECK_FOR_INTERRUPTS();
+  while (!ProcDiePending) {
     if (ConfigReloadPending) {
       ConfigReloadPending = false;
       ProcessConfigFile(PGC_SIGHUP);
@@ -395,7 +394,7 @@ void run_writer(SharedState &state) {
       const uint64_t target = reservation_target(
           need, now, window, r.last_write_ms.load(std::memory_order_relaxed), reserved);
       r.busy_since_unix_ms.store(static_cast<uint64_t>(read_clock(CLOCK_REALTIME) / 1000000));
-      if (!log_reservation(target)) continue;  // being stopped: CHECK_FOR_INTERRUPTS exits
+      if (!log_reservation(target)) break;  // being stopped: publish nothing
       if (write_reservation_file(target, LOG)) {
         r.reserved_unix_ms.store(target, std::memory_order_release);
         r.writes.fetch_add(1, std::memory_order_relaxed);
@@ -538,7 +537,7 @@ extern "C" PGDLLEXPORT void snowflake_reservation_writer(Datum);
 extern "C" void snowflake_reservation_writer(Datum) {
   pqsignal(SIGHUP, SignalHandlerForConfigReload);
   // die(): a stop ends a wait for synchronous standbys too (which ShutdownRequestPending
-  // would not), and CHECK_FOR_INTERRUPTS then ends the writer.
+  // would not); the loop then ends.
   pqsignal(SIGTERM, die);
   BackgroundWorkerUnblockSignals();
   // Exit code 1, always: the postmaster starts the writer again (after a second), even when

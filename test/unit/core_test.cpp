@@ -8,8 +8,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
+#include <new>
 #include <set>
 #include <thread>
 #include <vector>
@@ -275,45 +278,216 @@ TEST(GeneratorTest, NothingIsIssuedAtOrPastTheReservation) {
   EXPECT_EQ(gen.next(102).value, uint64_t{102} << kSeqBits);
 }
 
-TEST_F(ClockTest, RestartBehindTheReservationHoldsAtItUntilTheWallClockPassesIt) {
-  // The clock was set back 10 minutes across a restart; the reservation is where IDs were.
-  const int64_t reserved = kWallStart + 10 * kMinute;
-  EXPECT_EQ(clock_start_at(state, clock.mono, clock.wall, reserved, kSecond), 10 * kMinute);
-  EXPECT_EQ(state.steps_back.load(), 1u);  // more than the reservation's reach: a step
-  const ClockTick first = clock.now(state, local);
-  EXPECT_EQ(first.unix_ns, reserved);
-  EXPECT_EQ(first.event, ClockEvent::kNone);  // the caller of clock_start_at reports it
-  clock.advance(5 * kMs);
-  EXPECT_EQ(clock.now(state, local).unix_ns, reserved);  // held at the floor, never below
-  // Once the wall clock passes the floor, the IDs' time is the wall clock's again: no lead
-  // is left behind.
-  clock.advance(10 * kMinute);
-  const ClockTick later = clock.now(state, local);
-  EXPECT_EQ(later.unix_ns, clock.wall);
-  EXPECT_EQ(later.event, ClockEvent::kNone);
+// ---- The floor line, and carrying a reservation across a restart or from WAL.
+
+// A reservation's own reach past the last IDs (reservation_reach_ms with a 1 s window and a
+// 1 s snowflake.max_lead): a reservation further ahead of the clock means it was set back.
+constexpr int64_t kHold = 6 * kSecond;
+// Where a floor line is at the monotonic reading it was raised with: it reached its time
+// kFloorMarginNs earlier, and rose 3/4 of that since.
+constexpr int64_t kMarginLead = 750000;
+
+TEST(FloorLine, ReachesItsTimeAMillisecondEarlyAndRisesAtThreeQuartersRate) {
+  ClockState s;
+  s.init();
+  const int64_t mono = 5000 * kMs;
+  const int64_t at = kWallStart + kMinute;
+  EXPECT_EQ(clock_floor_at(s, mono), kClockUnset);  // no line yet
+  EXPECT_TRUE(clock_raise_floor(s, at, mono));
+  EXPECT_EQ(clock_floor_at(s, mono - kMs), at);  // the margin: a lagging reading is covered
+  EXPECT_EQ(clock_floor_at(s, mono), at + kMarginLead);
+  EXPECT_EQ(clock_floor_at(s, mono + kSecond), at + kMarginLead + 750 * kMs);
+  EXPECT_EQ(clock_floor_at(s, mono + 4 * kSecond), at + kMarginLead + 3 * kSecond);
+  // Never lower at a later reading, whatever the rounding of a quarter.
+  for (int64_t m = mono - 9; m < mono + 9; ++m)
+    EXPECT_LE(clock_floor_at(s, m), clock_floor_at(s, m + 1)) << m;
+  // Raised only where it is below: a time the line already passes changes nothing.
+  EXPECT_FALSE(clock_raise_floor(s, at + 750 * kMs, mono + kSecond + kMs));
+  EXPECT_EQ(clock_floor_at(s, mono - kMs), at);
+  EXPECT_TRUE(clock_raise_floor(s, at + 2 * kSecond, mono + kSecond));
+  EXPECT_EQ(clock_floor_at(s, mono + kSecond - kMs), at + 2 * kSecond);
+}
+
+TEST_F(ClockTest, CarryIsAFloorWithinTheHoldAndRunsFromBeyondIt) {
+  clock.now(state, local);
+  const int64_t offset = state.offset_ns.load();
+  // At or below the clock: nothing to do.
+  EXPECT_EQ(clock_carry(state, clock.wall, clock.mono, clock.wall, kHold), Carried::kBelow);
+  EXPECT_EQ(clock_carry(state, clock.wall - kMinute, clock.mono, clock.wall, kHold),
+            Carried::kBelow);
+  EXPECT_EQ(state.floor_base_ns.load(), kClockUnset);
+  // The hold ahead, exactly: a floor line, the offset untouched, no step.
+  EXPECT_EQ(clock_carry(state, clock.wall + kHold, clock.mono, clock.wall, kHold),
+            Carried::kFloor);
+  EXPECT_EQ(clock_floor_at(state, clock.mono - kMs), clock.wall + kHold);
+  EXPECT_EQ(state.offset_ns.load(), offset);
+  EXPECT_EQ(state.steps_back.load(), 0u);
+  // A nanosecond more (measured from the clock, not from the floor now above it): the clock
+  // runs from it, and that counts as a backward step, once.
+  EXPECT_EQ(clock_carry(state, clock.wall + kHold + 1, clock.mono, clock.wall, kHold),
+            Carried::kRunFrom);
+  EXPECT_EQ(state.offset_ns.load(), offset + kHold + 1);
+  EXPECT_EQ(state.steps_back.load(), 1u);
+  EXPECT_EQ(state.back_event_ns.load(), clock.wall - clock.mono);
+  EXPECT_EQ(clock_carry(state, clock.wall + kHold + 1, clock.mono, clock.wall, kHold),
+            Carried::kBelow);  // replayed again: the clock is already there
   EXPECT_EQ(state.steps_back.load(), 1u);
 }
 
-TEST_F(ClockTest, QuickRestartsLeaveNoLead) {
-  // A restart finds the reservation up to its reach ahead of the wall clock: not a step, and
-  // only a floor; restart after restart, the IDs' time stays with the wall clock.
+TEST_F(ClockTest, ReplayedReservationBeyondTheHoldRunsFromItWithoutASecondReport) {
+  // A standby whose clock is 30 s behind its primary's replays a reservation.
+  clock.now(state, local);
+  clock.advance(kMs);
+  const int64_t replayed = clock.wall + 30 * kSecond;
+  EXPECT_EQ(clock_carry(state, replayed, clock.mono, clock.wall, kHold), Carried::kRunFrom);
+  for (int i = 0; i < 2000; ++i) {
+    const ClockTick t = clock.now(state, local);
+    ASSERT_EQ(t.unix_ns, replayed + i * kMs) << i;
+    ASSERT_EQ(t.event, ClockEvent::kNone) << i;  // the caller of clock_carry reports it
+    clock.advance(kMs);
+  }
+  EXPECT_EQ(state.steps_back.load(), 1u);
+}
+
+TEST_F(ClockTest, RestartTwoMinutesBehindTheReservationRunsFromItAtRealTimeRate) {
+  // The clock was set back 2 minutes across a restart; the reservation is where IDs were.
+  const int64_t reserved = kWallStart + 2 * kMinute;
+  EXPECT_EQ(clock_start_at(state, clock.mono, clock.wall, reserved, kHold), 2 * kMinute);
+  EXPECT_EQ(state.steps_back.load(), 1u);  // beyond the hold: a step, counted once
+  EXPECT_EQ(state.floor_base_ns.load(), kClockUnset);  // run from, not held by a floor
+  const ClockTick first = clock.now(state, local);
+  EXPECT_EQ(first.unix_ns, reserved);
+  EXPECT_EQ(first.event, ClockEvent::kNone);  // the caller of clock_start_at reports it
+  clock.advance(kSecond);
+  const ClockTick second = clock.now(state, local);
+  EXPECT_EQ(second.unix_ns, reserved + kSecond);  // no stall: real-time rate
+  EXPECT_EQ(second.event, ClockEvent::kNone);
+  // A minute more, one tick per ms, from this backend and from new ones: still real-time
+  // rate, and no step reported while the wall clock stays behind.
+  for (int i = 1; i <= 60000; ++i) {
+    clock.advance(kMs);
+    LocalClock fresh;
+    const ClockTick t = clock.now(state, i % 2 ? local : fresh);
+    ASSERT_EQ(t.unix_ns, reserved + kSecond + i * kMs) << i;
+    ASSERT_EQ(t.event, ClockEvent::kNone) << i;
+  }
+  EXPECT_EQ(state.steps_back.load(), 1u);
+  EXPECT_EQ(state.steps_forward.load(), 0u);
+  EXPECT_EQ(clock.wall, reserved + 61 * kSecond - 2 * kMinute);  // still 2 minutes behind
+  // The wall clock is corrected, to 30 s past the IDs' time: followed at once, and the step
+  // reported is the 30 s the IDs' time moved, not the 2.5 minutes the wall clock did.
+  clock.advance(kMs);
+  const int64_t ids = reserved + 61 * kSecond + kMs;
+  clock.wall = ids + 30 * kSecond;
+  const ClockTick fwd = clock.now(state, local);
+  EXPECT_EQ(fwd.event, ClockEvent::kStepForward);
+  EXPECT_EQ(fwd.step_ns, 30 * kSecond);
+  EXPECT_EQ(fwd.unix_ns, clock.wall);
+  clock.advance(kMs);
+  const ClockTick after = clock.now(state, local);
+  EXPECT_EQ(after.unix_ns, clock.wall);
+  EXPECT_EQ(after.event, ClockEvent::kNone);
+  EXPECT_EQ(state.steps_forward.load(), 1u);
+  EXPECT_EQ(state.steps_back.load(), 1u);
+}
+
+TEST_F(ClockTest, AnotherStepBackWhileRunningFromTheReservationIsReported) {
+  // The step found at the start is not reported again, but a new one is.
+  clock_start_at(state, clock.mono, clock.wall, kWallStart + 2 * kMinute, kHold);
+  EXPECT_EQ(clock.now(state, local).event, ClockEvent::kNone);
+  clock.advance(2 * kMs);
+  clock.wall -= 10 * kMinute;
+  const ClockTick t = clock.now(state, local);
+  EXPECT_EQ(t.event, ClockEvent::kStepBack);
+  EXPECT_EQ(t.unix_ns, kWallStart + 2 * kMinute + 2 * kMs);
+  EXPECT_EQ(state.steps_back.load(), 2u);
+}
+
+TEST_F(ClockTest, APartialCorrectionOfTheClockIsNoStep) {
+  // Running 2 min ahead of a wall clock that was set back; the wall clock is then stepped
+  // forward by 1 min, still 1 min behind: no step is reported either way, and a later step
+  // back is measured from the corrected reading.
+  clock_start_at(state, clock.mono, clock.wall, kWallStart + 2 * kMinute, kHold);
+  EXPECT_EQ(clock.now(state, local).event, ClockEvent::kNone);
+  clock.advance(2 * kMs);
+  clock.wall += kMinute;
+  const ClockTick t = clock.now(state, local);
+  EXPECT_EQ(t.event, ClockEvent::kNone);
+  EXPECT_EQ(t.unix_ns, kWallStart + 2 * kMinute + 2 * kMs);
+  EXPECT_EQ(state.steps_back.load(), 1u);
+  EXPECT_EQ(state.steps_forward.load(), 0u);
+  clock.advance(2 * kMs);
+  clock.wall -= 30 * kSecond;
+  const ClockTick back = clock.now(state, local);
+  EXPECT_EQ(back.event, ClockEvent::kStepBack);
+  EXPECT_EQ(back.step_ns, 90 * kSecond);  // from the IDs' time: 1 min + 30 s behind it
+  EXPECT_EQ(state.steps_back.load(), 2u);
+}
+
+TEST_F(ClockTest, ReservationWithinTheHoldFadesAtThreeQuartersRate) {
+  // A restart (after a crash) finds the reservation 1.2 s ahead of the wall clock: its own
+  // reach, not a step. The clock keeps following the wall clock; a floor line, 0.75 ms
+  // above the reservation at the start (the margin) and rising 3/4 as fast, keeps the
+  // ticks above it until the wall clock catches up, 4 times (1.2 s + 0.75 ms) later.
+  const int64_t gap = 1200 * kMs;
+  const int64_t start_wall = clock.wall;
+  const int64_t reserved = start_wall + gap;
+  EXPECT_EQ(clock_start_at(state, clock.mono, clock.wall, reserved, kHold), gap);
+  EXPECT_EQ(state.steps_back.load(), 0u);
+  EXPECT_EQ(state.offset_ns.load(), clock.wall - clock.mono);
+  const ClockTick first = clock.now(state, local);
+  EXPECT_EQ(first.unix_ns, reserved + kMarginLead);
+  EXPECT_EQ(first.event, ClockEvent::kNone);
+  int64_t prev = first.unix_ns;
+  for (int64_t t = 100000; t <= 6 * kSecond; t += 100000) {  // a tick every 100 us
+    clock.advance(100000);
+    const ClockTick tick = clock.now(state, local);
+    ASSERT_EQ(tick.event, ClockEvent::kNone) << t;
+    ASSERT_GT(tick.unix_ns, prev) << t;
+    ASSERT_GE(tick.unix_ns, reserved) << t;
+    const int64_t line = reserved + kMarginLead + t / 4 * 3;
+    ASSERT_EQ(tick.unix_ns, std::max(line, start_wall + t)) << t;
+    prev = tick.unix_ns;
+    if (t == kSecond) {
+      EXPECT_EQ(tick.unix_ns, reserved + kMarginLead + 750 * kMs);
+    } else if (t == 4 * gap) {
+      EXPECT_EQ(tick.unix_ns - clock.wall, kMarginLead);  // what is left: the margin's lead
+    } else if (t == 4 * gap + 2900000) {
+      EXPECT_EQ(tick.unix_ns - clock.wall, 25000);
+    } else if (t >= 4 * gap + 3 * kMs) {
+      ASSERT_EQ(tick.unix_ns, clock.wall) << t;  // the lead is gone
+    }
+  }
+  EXPECT_EQ(state.steps_back.load(), 0u);
+  EXPECT_EQ(state.steps_forward.load(), 0u);
+}
+
+TEST_F(ClockTest, RestartsWithinTheHoldLeaveNoLastingLead) {
+  // Restart after restart, each finding the reservation 900 ms ahead: each lead fades, and
+  // none is carried into the next run.
   for (int restart = 0; restart < 5; ++restart) {
     ClockState s;
     s.init();
     LocalClock l;
     const int64_t reserved = clock.wall + 900 * kMs;
-    EXPECT_EQ(clock_start_at(s, clock.mono, clock.wall, reserved, kSecond), 900 * kMs);
+    EXPECT_EQ(clock_start_at(s, clock.mono, clock.wall, reserved, kHold), 900 * kMs);
     EXPECT_EQ(s.steps_back.load(), 0u);
-    EXPECT_EQ(clock.now(s, l).unix_ns, reserved);
+    EXPECT_EQ(clock.now(s, l).unix_ns, reserved + kMarginLead);
     clock.advance(kSecond);
+    EXPECT_EQ(clock.now(s, l).unix_ns, reserved + kMarginLead + 750 * kMs);
+    clock.advance(4 * 900 * kMs + 3 * kMs - kSecond);
     EXPECT_EQ(clock.now(s, l).unix_ns, clock.wall);
   }
-  // A reservation in the past changes nothing.
-  ClockState fresh;
-  fresh.init();
-  EXPECT_EQ(clock_start_at(fresh, clock.mono, clock.wall, kWallStart, kSecond), 0);
-  EXPECT_EQ(fresh.offset_ns.load(), clock.wall - clock.mono);
-  EXPECT_EQ(clock.now(fresh, local).unix_ns, clock.wall);
+  // A reservation at or behind the wall clock changes nothing.
+  for (const int64_t reserved : {clock.wall, kWallStart}) {
+    ClockState fresh;
+    fresh.init();
+    LocalClock l;
+    EXPECT_EQ(clock_start_at(fresh, clock.mono, clock.wall, reserved, kHold), 0);
+    EXPECT_EQ(fresh.offset_ns.load(), clock.wall - clock.mono);
+    EXPECT_EQ(fresh.floor_base_ns.load(), kClockUnset);
+    EXPECT_EQ(clock.now(fresh, l).unix_ns, clock.wall);
+  }
 }
 
 TEST(GeneratorTest, EpochEdges) {
@@ -627,10 +801,12 @@ TEST(Reservation, ReplayOnlyRaisesAndIsSafeToRepeat) {
   EXPECT_EQ(r.replayed_unix_ms.load(), 7000u);
   ClockState c;
   c.init();
-  clock_raise_floor(c, 7000);
-  clock_raise_floor(c, 6000);
-  clock_raise_floor(c, 7000);
-  EXPECT_EQ(c.floor_ns.load(), 7000);
+  const int64_t mono = 5000 * kMs;
+  EXPECT_TRUE(clock_raise_floor(c, 7000 * kMs, mono));
+  EXPECT_FALSE(clock_raise_floor(c, 6000 * kMs, mono));
+  EXPECT_FALSE(clock_raise_floor(c, 7000 * kMs, mono));
+  EXPECT_FALSE(clock_raise_floor(c, 7000 * kMs, mono + kSecond));  // the same, replayed later
+  EXPECT_EQ(clock_floor_at(c, mono - kMs), 7000 * kMs);
 }
 
 TEST(Reservation, RequestsOnlyRise) {
@@ -657,9 +833,11 @@ TEST(Reservation, HighWaterIsTheLatestValueOfAnyStream) {
 
 TEST_F(ClockTest, PeekReadsTheIdsTimeWithoutMovingTheClock) {
   EXPECT_EQ(clock_peek(state, clock.mono), kClockUnset);  // not started
-  clock_start_at(state, clock.mono, clock.wall, kWallStart + 500 * kMs, kSecond);
-  EXPECT_EQ(clock_peek(state, clock.mono), kWallStart + 500 * kMs);  // the floor
+  clock_start_at(state, clock.mono, clock.wall, kWallStart + 500 * kMs, kHold);
+  EXPECT_EQ(clock_peek(state, clock.mono), kWallStart + 500 * kMs + kMarginLead);  // the floor line
   clock.advance(kSecond);
+  EXPECT_EQ(clock_peek(state, clock.mono), kWallStart + 500 * kMs + kMarginLead + 750 * kMs);
+  clock.advance(kSecond + 3 * kMs);  // the lead, 500.75 ms, faded in 4 times that
   EXPECT_EQ(clock_peek(state, clock.mono), clock.wall);
   // A stepped wall clock is not looked at: only clock_now, in the processes that issue IDs,
   // moves the offset and reports the step.
@@ -668,4 +846,82 @@ TEST_F(ClockTest, PeekReadsTheIdsTimeWithoutMovingTheClock) {
   EXPECT_EQ(state.steps_forward.load(), 0u);
   EXPECT_EQ(clock.now(state, local).unix_ns, clock.wall);
   EXPECT_EQ(state.steps_forward.load(), 1u);
+}
+
+TEST(Reservation, AtExitComesDownToJustAboveTheLastValueNeverBelowTheBase) {
+  EXPECT_EQ(reservation_at_exit(1500, 0, 3000), 1501u);     // just above the last value
+  EXPECT_EQ(reservation_at_exit(1500, 2000, 3000), 2000u);  // never below the base
+  EXPECT_EQ(reservation_at_exit(0, 2000, 3000), 2000u);     // nothing issued: the base
+  EXPECT_EQ(reservation_at_exit(2998, 0, 3000), 2999u);
+  // Already as low as it may be: 0, it stays.
+  EXPECT_EQ(reservation_at_exit(2999, 0, 3000), 0u);
+  EXPECT_EQ(reservation_at_exit(5000, 0, 3000), 0u);
+  EXPECT_EQ(reservation_at_exit(0, 3000, 3000), 0u);
+  EXPECT_EQ(reservation_at_exit(0, 0, 3000), 0u);  // no base, nothing issued: nothing known
+}
+
+TEST(Reservation, IdleRestartsStayAtTheBaseAndNeverStack) {
+  // Each start, the writer extends the reservation a window and a quarter (1.25 s) past the
+  // one it loaded; no value is issued; the postmaster exits. Kept as it is, four restarts
+  // would leave the next start 5 s ahead of where any value is.
+  const uint64_t window_ms = 1000;
+  uint64_t on_disk = static_cast<uint64_t>(kWallStart / kMs) + 900;  // a previous run left
+  uint64_t first_exit = 0;
+  for (int start = 0; start < 4; ++start) {
+    auto state = std::make_unique<SharedState>();
+    state->init();
+    Reservation &r = state->reservation;
+    r.loaded_unix_ms.store(on_disk);  // as load_reservation does
+    r.reserved_unix_ms.store(on_disk);
+    r.reserved_unix_ms.store(  // the writer's first extension
+        reservation_target(on_disk, on_disk, window_ms, 0, r.reserved_unix_ms.load()));
+    ASSERT_EQ(r.reserved_unix_ms.load(), on_disk + 1250) << start;
+    const uint64_t high = high_water_unix_ms(*state, kDefaultEpochMs);
+    ASSERT_EQ(high, 0u) << start;
+    const uint64_t target = reservation_at_exit(
+        high, std::max(r.loaded_unix_ms.load(), r.replayed_unix_ms.load()),
+        r.reserved_unix_ms.load());
+    ASSERT_NE(target, 0u) << start;
+    on_disk = target;
+    if (start == 0) first_exit = on_disk;
+    EXPECT_EQ(on_disk, first_exit) << start;
+  }
+  EXPECT_EQ(first_exit, static_cast<uint64_t>(kWallStart / kMs) + 900);
+  // A run that issues a value moves it to just above that value, and idle runs stay there.
+  auto state = std::make_unique<SharedState>();
+  state->init();
+  state->reservation.loaded_unix_ms.store(on_disk);
+  state->shards[2].last.store((on_disk + 300 - kDefaultEpochMs) << kSeqBits);
+  const uint64_t issued = reservation_at_exit(high_water_unix_ms(*state, kDefaultEpochMs),
+                                              on_disk, on_disk + 1250);
+  EXPECT_EQ(issued, on_disk + 301);
+  for (int start = 0; start < 3; ++start)
+    EXPECT_EQ(reservation_at_exit(0, issued, issued + 1250), issued) << start;
+}
+
+TEST(Reservation, InitClearsEveryField) {
+  // Shared memory need not come zeroed.
+  alignas(Reservation) unsigned char buf[sizeof(Reservation)];
+  std::memset(buf, 0xab, sizeof buf);
+  Reservation *r = new (buf) Reservation;
+  r->init();
+  EXPECT_EQ(r->reserved_unix_ms.load(), 0u);
+  EXPECT_EQ(r->requested_unix_ms.load(), 0u);
+  EXPECT_EQ(r->writer.load(), nullptr);
+  EXPECT_EQ(r->writes.load(), 0u);
+  EXPECT_EQ(r->last_write_ms.load(), 0u);
+  EXPECT_EQ(r->write_failures.load(), 0u);
+  EXPECT_EQ(r->write_errno.load(), 0);
+  EXPECT_EQ(r->waits.load(), 0u);
+  EXPECT_EQ(r->lead_waits.load(), 0u);
+  EXPECT_EQ(r->replayed_unix_ms.load(), 0u);
+  EXPECT_EQ(r->observed_unix_ms.load(), 0u);
+  EXPECT_EQ(r->observed_moves.load(), 0u);
+  EXPECT_EQ(r->observe_skipped.load(), 0u);
+  EXPECT_EQ(r->loaded_unix_ms.load(), 0u);
+  EXPECT_EQ(r->writer_pid.load(), 0);
+  EXPECT_EQ(r->busy_since_unix_ms.load(), 0u);
+  EXPECT_EQ(r->refusal.load(), kNotRefused);
+  EXPECT_EQ(r->file_epoch_ms.load(), 0u);
+  r->~Reservation();
 }

@@ -186,56 +186,126 @@ namespace {
 
 constexpr int64_t kMs = 1000000;
 constexpr int64_t kNow = 1763000000000;  // ms
+constexpr int64_t kMonoAtNow = 3600000 * kMs;  // the monotonic clock at kNow: an hour of uptime
+constexpr int64_t kMarginLead = 750000;  // a floor line at its raising reading, past its time
 
+// The clock reads kNow at kMonoAtNow and follows the monotonic clock. Times are given as the
+// clock's (without the floor); observe() passes what snowflake_observe does: a tick (the
+// floor line included), the clock without the floor, and the monotonic reading.
 struct Observe : ::testing::Test {
   ClockState state;
   void SetUp() override {
     state.init();
-    state.offset_ns.store(0);  // the clock reads the monotonic time as it is
+    state.offset_ns.store(kNow * kMs - kMonoAtNow);
   }
-  Observed observe(int64_t now_ms, int64_t observed_ms, int64_t max_ahead_ms = 5000) {
-    const int64_t tick = std::max(now_ms * kMs, state.floor_ns.load());
-    return clock_observe(state, tick, now_ms * kMs, observed_ms, max_ahead_ms);
+  static int64_t mono_at(int64_t clock_ns) { return clock_ns - kNow * kMs + kMonoAtNow; }
+  Observed observe_ns(int64_t clock_ns, int64_t observed_ms, int64_t max_ahead_ms = 5000) {
+    const int64_t mono = mono_at(clock_ns);
+    return clock_observe(state, clock_peek(state, mono), clock_unfloored(state, mono), mono,
+                         observed_ms, max_ahead_ms);
+  }
+  Observed observe(int64_t clock_ms, int64_t observed_ms, int64_t max_ahead_ms = 5000) {
+    return observe_ns(clock_ms * kMs, observed_ms, max_ahead_ms);
+  }
+  // The floor line for a monotonic reading 1 ms older than the clock's at clock_ms.
+  int64_t line_before(int64_t clock_ms) const {
+    return clock_floor_at(state, mono_at(clock_ms * kMs) - kMs);
   }
 };
 
 }  // namespace
 
-TEST_F(Observe, AnIdInThePastChangesNothing) {
-  EXPECT_EQ(observe(kNow, kNow - 1), Observed::kBehind);
-  EXPECT_EQ(state.floor_ns.load(), kClockUnset);
+TEST_F(Observe, AnIdTwoMillisecondsBackChangesNothing) {
+  EXPECT_EQ(observe_ns(kNow * kMs + 999999, kNow - 2), Observed::kBehind);
+  EXPECT_EQ(observe(kNow, kNow - 100000), Observed::kBehind);
+  EXPECT_EQ(state.floor_base_ns.load(), kClockUnset);
 }
 
-TEST_F(Observe, AnIdAheadRaisesTheFloorPastItsMillisecond) {
+// A tick in the millisecond after the observed one is not a full millisecond past it:
+// another backend's tick can trail it, so the line is raised to cover such ticks too.
+TEST_F(Observe, TheMillisecondRightAfterTheIdStillRaisesTheLine) {
+  const int64_t seen_at = kNow * kMs + 999999;  // the last nanosecond of kNow
+  EXPECT_EQ(observe_ns(seen_at, kNow - 1), Observed::kRaised);
+  EXPECT_EQ(clock_floor_at(state, mono_at(seen_at) - kMs), kNow * kMs);
+  EXPECT_EQ(observe_ns(seen_at, kNow - 1), Observed::kBehind);  // done already
+  EXPECT_EQ(clock_floor_at(state, mono_at(seen_at) - kMs), kNow * kMs);
+}
+
+TEST_F(Observe, AnIdAheadRaisesTheLinePastItsMillisecond) {
   EXPECT_EQ(observe(kNow, kNow + 3000), Observed::kRaised);
-  EXPECT_EQ(state.floor_ns.load(), (kNow + 3001) * kMs);
-  // the same millisecond as the clock is ahead too: IDs of this millisecond could be below it
-  EXPECT_EQ(observe(kNow + 4000, kNow + 4000), Observed::kRaised);
-  EXPECT_EQ(state.floor_ns.load(), (kNow + 4001) * kMs);
-  // the floor never comes down
+  EXPECT_EQ(line_before(kNow), (kNow + 3001) * kMs);
+  EXPECT_EQ(clock_peek(state, mono_at(kNow * kMs)), (kNow + 3001) * kMs + kMarginLead);
+  // The line never comes down.
   EXPECT_EQ(observe(kNow, kNow + 100), Observed::kBehind);
-  EXPECT_EQ(state.floor_ns.load(), (kNow + 4001) * kMs);
+  EXPECT_EQ(line_before(kNow), (kNow + 3001) * kMs);
+  // It rises at 3/4 of real-time rate, so the lead fades: a second later the ticks are
+  // 250 ms closer to the clock.
+  EXPECT_EQ(clock_peek(state, mono_at((kNow + 1000) * kMs)), (kNow + 3751) * kMs + kMarginLead);
+  // A later ID, within the bound of the clock then, raises it again.
+  EXPECT_EQ(observe(kNow + 1000, kNow + 5000), Observed::kRaised);
+  EXPECT_EQ(line_before(kNow + 1000), (kNow + 5001) * kMs);
+}
+
+TEST_F(Observe, AnIdOfTheClocksOwnMillisecondRaisesTheLine) {
+  EXPECT_EQ(observe_ns(kNow * kMs + 400000, kNow), Observed::kRaised);
+  EXPECT_EQ(clock_floor_at(state, mono_at(kNow * kMs + 400000) - kMs), (kNow + 1) * kMs);
+}
+
+// Another backend's monotonic reading can trail the observer's (an extrapolated counter):
+// its ticks, from a reading up to 1 ms older than the observer's, are after the observed
+// millisecond too.
+TEST_F(Observe, TicksFromAReadingUpToAMillisecondOlderAreAfterTheObservedMillisecond) {
+  const int64_t seen_at = kNow * kMs + 400000;
+  const int64_t observed_ms = kNow + 2000;
+  ASSERT_EQ(observe_ns(seen_at, observed_ms), Observed::kRaised);
+  const int64_t mono = mono_at(seen_at);
+  for (int64_t lag = 0; lag <= kMs; lag += 997) {
+    for (const int64_t m : {mono - lag, mono - kMs + lag % 8}) {  // and around 1 ms, to the ns
+      LocalClock other;
+      const ClockTick t = clock_now(
+          state, other, [m] { return m; }, [m] { return m - kMonoAtNow + kNow * kMs; });
+      ASSERT_EQ(t.event, ClockEvent::kNone);
+      ASSERT_GT(t.unix_ns / kMs, observed_ms) << lag;
+    }
+  }
+  EXPECT_EQ(clock_floor_at(state, mono - kMs), (observed_ms + 1) * kMs);  // exactly 1 ms early
 }
 
 TEST_F(Observe, TheBoundIsFromTheClockNotTheFloor) {
   EXPECT_EQ(observe(kNow, kNow + 5000), Observed::kRaised);
   EXPECT_EQ(observe(kNow, kNow + 5001), Observed::kTooFarAhead);
-  // a chain of observations cannot ratchet the IDs' time further than the bound
-  EXPECT_EQ(observe(kNow, kNow + 9000), Observed::kTooFarAhead);
-  EXPECT_EQ(state.floor_ns.load(), (kNow + 5001) * kMs);
-  // an ID far past what nanoseconds hold (a ULID of the year 10000) is refused, not wrapped
+  // An ID 1 s past the ticks (the floor) is 6 s past the clock: refused. Measured from the
+  // ticks, a chain of observations could ratchet the IDs' time ahead a bound at a time.
+  const int64_t tick_ms = clock_peek(state, mono_at(kNow * kMs)) / kMs;
+  EXPECT_EQ(tick_ms, kNow + 5001);
+  EXPECT_EQ(observe(kNow, tick_ms + 1000), Observed::kTooFarAhead);
+  EXPECT_EQ(line_before(kNow), (kNow + 5001) * kMs);
+  // A chain over 5 s, each ID at the bound of the clock then: the ticks stay 5001 ms (and
+  // the margin) ahead of the clock, and an ID a bound past the ticks is refused each time.
+  for (int64_t clock_ms = kNow + 100; clock_ms <= kNow + 5000; clock_ms += 100) {
+    EXPECT_EQ(observe(clock_ms, clock_ms + 5000), Observed::kRaised) << clock_ms;
+    const int64_t tick = clock_peek(state, mono_at(clock_ms * kMs));
+    EXPECT_EQ(tick, (clock_ms + 5001) * kMs + kMarginLead) << clock_ms;
+    EXPECT_EQ(observe(clock_ms, tick / kMs + 5000), Observed::kTooFarAhead) << clock_ms;
+  }
+  // An ID far past what nanoseconds hold (a ULID of the year 10000) is refused, not wrapped.
   EXPECT_EQ(observe(kNow, int64_t{1} << 47), Observed::kTooFarAhead);
 }
 
 TEST_F(Observe, AZeroBoundAllowsTheClocksOwnMillisecond) {
   EXPECT_EQ(observe(kNow, kNow + 1, 0), Observed::kTooFarAhead);
-  EXPECT_EQ(state.floor_ns.load(), kClockUnset);
+  EXPECT_EQ(state.floor_base_ns.load(), kClockUnset);
   EXPECT_EQ(observe(kNow, kNow, 0), Observed::kRaised);
-  EXPECT_EQ(state.floor_ns.load(), (kNow + 1) * kMs);
+  EXPECT_EQ(line_before(kNow), (kNow + 1) * kMs);
 }
 
 TEST_F(Observe, AnUnstartedClockRefuses) {
-  EXPECT_EQ(clock_observe(state, 0, kClockUnset, kNow, 5000), Observed::kTooFarAhead);
+  state.init();
+  const int64_t mono = mono_at(kNow * kMs);
+  EXPECT_EQ(clock_observe(state, clock_peek(state, mono), clock_unfloored(state, mono), mono,
+                          kNow, 5000),
+            Observed::kTooFarAhead);
+  EXPECT_EQ(state.floor_base_ns.load(), kClockUnset);
 }
 
 TEST(Reservation, HighWaterCountsObservedIds) {
