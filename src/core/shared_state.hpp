@@ -29,6 +29,9 @@ namespace snowflake {
 // One cache line per shard, so that clients on different shards do not contend.
 struct alignas(64) ShardSlot {
   std::atomic<uint64_t> last;  // (ms << kSeqBits) | seq of the last ID issued, 0 before any
+  // For a range of shards that starts here (next_in_range): the millisecond below which no
+  // ID of the range is issued any more.
+  std::atomic<uint64_t> range_floor_ms;
 };
 
 // The 128-bit kinds' streams: one for uuidv7() (the same word layout as a shard, with a
@@ -186,7 +189,10 @@ struct SharedStateT {
     clock.init();
     reservation.init();
     streams.init();
-    for (ShardSlot &s : shards) s.last.store(0);
+    for (ShardSlot &s : shards) {
+      s.last.store(0);
+      s.range_floor_ms.store(0);
+    }
   }
 };
 

@@ -48,6 +48,7 @@ using Streams128 = Streams128T<PgSpinLock>;
 
 // Settings (module.cpp).
 extern int shard_id;       // snowflake.shard_id
+extern int shard_count;    // snowflake.shard_count: snowflake() issues on shard_id ... + count - 1
 extern int max_lead_ms;    // snowflake.max_lead
 extern int max_clock_offset_ms;  // snowflake.max_clock_offset
 extern int64_t epoch_ms;   // snowflake.epoch, parsed

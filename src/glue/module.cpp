@@ -20,6 +20,7 @@ PGDLLEXPORT void _PG_init(void);
 namespace snowflake::glue {
 
 int shard_id = 0;
+int shard_count = 1;
 int max_lead_ms = 1000;
 int max_clock_offset_ms = 5000;
 int64_t epoch_ms = kDefaultEpochMs;
@@ -89,6 +90,14 @@ void define_settings() {
       "Give every server (or database, or role) that writes into the same tables its own "
       "shard; two writers with one shard can make the same ID.",
       &shard_id, 0, 0, static_cast<int>(kMaxShard), PGC_SUSET, 0, nullptr, nullptr, nullptr);
+  DefineCustomIntVariable(
+      "snowflake.shard_count", "How many shards, from snowflake.shard_id on, snowflake() issues on.",
+      "A shard holds 1,024 IDs per millisecond; a range of them raises the server's rate that "
+      "many times. Give every server a range of its own.",
+      &shard_count, 1, 1, static_cast<int>(kShardCount),
+      // Fixed at start when preloaded, like the shared state it sizes the use of.
+      process_shared_preload_libraries_in_progress ? PGC_POSTMASTER : PGC_SIGHUP, 0, nullptr,
+      nullptr, nullptr);
   DefineCustomIntVariable(
       "snowflake.max_lead", "How far ahead of the clock IDs may run when a shard's 1,024 "
       "IDs of a millisecond are used up.",
@@ -182,4 +191,10 @@ extern "C" void _PG_init(void) {
   shmem_startup_hook = startup_shmem;
   register_reservation_writer();
   register_reservation_wal();
+  if (shard_id + shard_count - 1 > static_cast<int>(snowflake::kMaxShard))
+    ereport(WARNING,
+            (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+             errmsg("snowflake.shard_id %d with snowflake.shard_count %d reaches past shard %u",
+                    shard_id, shard_count, snowflake::kMaxShard),
+             errdetail("snowflake() refuses to generate until the range fits.")));
 }

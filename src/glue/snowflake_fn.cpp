@@ -18,6 +18,39 @@ pg_noinline void raise_bad_shard(int32 shard) {
                   errdetail("A shard is an integer from 0 to %u.", kMaxShard)));
 }
 
+pg_noinline void raise_range_too_far() {
+  ereport(ERROR,
+          (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+           errmsg("snowflake.shard_id %d with snowflake.shard_count %d reaches past shard %u",
+                  shard_id, shard_count, kMaxShard),
+           errhint("Lower snowflake.shard_id to at most %d.",
+                   static_cast<int>(kMaxShard) - shard_count + 1)));
+}
+
+// snowflake() with snowflake.shard_count above 1: the range from shard_id as one stream
+// (generator.hpp's next_in_range). range_ms keeps this backend's IDs increasing.
+uint64_t range_ms = 0;
+
+int64 issue_range(uint32_t first, uint32_t count) {
+  SharedState &state = generating_state();
+  if (first + count - 1 > kMaxShard) raise_range_too_far();
+  ShardSlot *slots = &state.shards[first];
+  for (;;) {
+    const Limits limits =
+        stream_limits(&state.reservation, kMaxTimeMs, static_cast<uint64_t>(epoch_ms));
+    const uint64_t now_ms = clock_now_ms(state.clock);
+    const RangeResult r = next_in_range<kSeqBits>(slots, count, slots[0].range_floor_ms,
+                                                  range_ms, now_ms, limits);
+    if (likely(r.step == Step::kIssued)) {
+      after_issue(&state.reservation, (r.value >> kSeqBits) + static_cast<uint64_t>(epoch_ms),
+                  now_ms + static_cast<uint64_t>(epoch_ms));
+      return static_cast<int64>(pack(r.value >> kSeqBits, first + r.shard, r.value & kMaxSeq));
+    }
+    settle(r.step, r.step == Step::kReserve ? r.value + static_cast<uint64_t>(epoch_ms) : r.value,
+           &state.reservation, "snowflake");
+  }
+}
+
 int64 issue(uint32_t shard) {
   SharedState &state = generating_state();
   std::atomic<uint64_t> &slot = state.shards[shard].last;
@@ -95,6 +128,9 @@ Datum decoded_record(FunctionCallInfo fcinfo, TimestampTz ts, uint32_t shard, ui
 }  // namespace snowflake::glue
 
 SNOWFLAKE_FUNCTION(snowflake_next) {
+  if (shard_count > 1)
+    return Int64GetDatum(
+        issue_range(static_cast<uint32_t>(shard_id), static_cast<uint32_t>(shard_count)));
   return Int64GetDatum(issue(static_cast<uint32_t>(shard_id)));
 }
 
