@@ -112,7 +112,7 @@ printf '2,000,000 snowflake(): %.2f s as usual; %.2f s right after observing an 
 STANDBY_DATA=$DIR/standby/data
 as_user mkdir -p "$DIR/standby"
 as_user "$PG_BIN/pg_basebackup" -h "$SERVER_SOCK" -p "$SERVER_PORT" -U postgres -D "$STANDBY_DATA" \
-  -R -X stream --application-name=bench_standby >/dev/null
+  -R -X stream >/dev/null
 STANDBY_PORT=$(free_port $((SERVER_PORT + 1)))
 as_user tee -a "$STANDBY_DATA/postgresql.auto.conf" >/dev/null <<CONF
 port = $STANDBY_PORT
