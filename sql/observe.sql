@@ -160,9 +160,9 @@ ALTER TABLE guarded ENABLE ALWAYS TRIGGER guarded_guard;
 SELECT shard_collisions AS collisions FROM snowflake_status() \gset
 INSERT INTO guarded VALUES (snowflake(), 'issued here: no collision');
 SET session_replication_role = replica;
-INSERT INTO guarded VALUES (snowflake_at(now() - interval '1 minute') | (6 << 10), 'shard 6: another server''s');
-INSERT INTO guarded VALUES (snowflake_at(now() - interval '1 minute') | (5 << 10), 'shard 5: this server''s');
-INSERT INTO guarded VALUES (snowflake_at(now() - interval '1 minute') | (5 << 10) | 1, 'again: counted, reported once');
+INSERT INTO guarded VALUES ((1000000::bigint << 23) | (6 << 10), 'shard 6: another server''s');
+INSERT INTO guarded VALUES ((1000000::bigint << 23) | (5 << 10), 'shard 5: this server''s');
+INSERT INTO guarded VALUES ((1000000::bigint << 23) | (5 << 10) | 1, 'again: counted, reported once');
 RESET session_replication_role;
 SELECT shard_collisions - :collisions AS collisions_now, count(*) AS rows_kept
   FROM snowflake_status(), guarded GROUP BY 1;
@@ -177,7 +177,7 @@ BEGIN
   END LOOP;
 END $$;
 SET session_replication_role = replica;
-SELECT pg_temp.outcome($$INSERT INTO guarded VALUES (snowflake_at(now() - interval '1 minute') | (5 << 10) | 2, 'x')$$) AS with_error;
+SELECT pg_temp.outcome($$INSERT INTO guarded VALUES ((1000000::bigint << 23) | (5 << 10) | 2, 'x')$$) AS with_error;
 RESET session_replication_role;
 ALTER SYSTEM RESET snowflake.on_shard_collision;
 SELECT pg_reload_conf();
