@@ -108,13 +108,20 @@ RESET ROLE;
 REVOKE EXECUTE ON FUNCTION snowflake_observe(bigint) FROM regress_observer;
 DROP ROLE regress_observer;
 
--- The apply trigger: observes the named columns (by default the primary key) of each row,
--- and never raises for a value it may not observe (too far ahead, a UUID of another version,
--- a negative ID): it counts them in snowflake_status().observe_skipped.
+-- The apply trigger: observes the named columns (by default the primary key) of each row
+-- that replication applies (here as an apply worker applies it, with session_replication_role
+-- = replica), and never raises for a value it may not observe (too far ahead, a UUID of
+-- another version, a negative ID): it counts them in snowflake_status().observe_skipped.
+-- A row written here is left alone: its IDs were issued here.
 CREATE TABLE applied (id bigint PRIMARY KEY, u uuid, l ulid, note text);
 CREATE TRIGGER applied_observe BEFORE INSERT OR UPDATE ON applied
   FOR EACH ROW EXECUTE FUNCTION snowflake_observe_trigger('id', 'u', 'l');
+ALTER TABLE applied ENABLE ALWAYS TRIGGER applied_observe;
 SELECT observe_skipped AS skipped, observed_moves AS moves FROM snowflake_status() \gset
+INSERT INTO applied VALUES (snowflake_at(clock_timestamp() + interval '1 hour'), NULL, NULL, 'written here');
+SELECT observe_skipped = :skipped AS local_row_left_alone FROM snowflake_status();
+DELETE FROM applied;
+SET session_replication_role = replica;
 INSERT INTO applied VALUES
   (snowflake_at(clock_timestamp() + interval '1 hour'), NULL, NULL, 'an hour ahead'),
   (-5, gen_random_uuid(), NULL, 'negative, and a v4 UUID'),
@@ -130,7 +137,9 @@ SELECT snowflake() > max(id) AS above_applied FROM applied WHERE note = 'a littl
 CREATE TABLE applied_u (k uuid PRIMARY KEY);
 CREATE TRIGGER applied_u_observe BEFORE INSERT ON applied_u
   FOR EACH ROW EXECUTE FUNCTION snowflake_observe_trigger();
+ALTER TABLE applied_u ENABLE ALWAYS TRIGGER applied_u_observe;
 INSERT INTO applied_u VALUES (uuidv7_at(clock_timestamp() + interval '1.6 s'));
+RESET session_replication_role;
 SELECT snowflake_uuidv7() > k AS above_applied FROM applied_u;
 -- what is wrong with the trigger itself is an ERROR
 CREATE TABLE applied_bad (id bigint PRIMARY KEY, note text);

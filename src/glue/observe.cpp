@@ -139,12 +139,19 @@ void report_collision(Relation rel, const char *column, int64 id, uint32_t shard
 // a UUID of another version, too far ahead) is counted, never raised.
 // With guard (snowflake_replica_guard()), a bigint of this server's own shards in a row that
 // replication applies is a collision.
+// Only a row that replication applies is observed (apply workers, PostgreSQL's and
+// pglogical's, run with session_replication_role = replica): a row written here holds IDs
+// issued here, in the current millisecond, and observing them would move the IDs' time a
+// millisecond further with every row, ratcheting it ahead of the clock. Its columns are still
+// checked, so that a trigger set up wrong says so at once.
 void observe_column(Datum value, Oid type, Oid ulid_type, const char *column, Relation rel,
                     bool guard) {
+  const bool applied = SessionReplicationRole == SESSION_REPLICATION_ROLE_REPLICA;
   if (type == INT8OID) {
+    if (!applied) return;
     const int64 id = DatumGetInt64(value);
     if (id < 0) return skipped();
-    if (guard && SessionReplicationRole == SESSION_REPLICATION_ROLE_REPLICA) {
+    if (guard) {
       const uint32_t shard = unpack(static_cast<uint64_t>(id)).shard;
       if (shard >= static_cast<uint32_t>(shard_id) &&
           shard < static_cast<uint32_t>(shard_id) + static_cast<uint32_t>(shard_count))
@@ -155,6 +162,7 @@ void observe_column(Datum value, Oid type, Oid ulid_type, const char *column, Re
             unpack(static_cast<uint64_t>(id)).ms + static_cast<uint64_t>(epoch_ms),
             "snowflake ID", true);
   } else if (type == UUIDOID || (type == ulid_type && type != InvalidOid)) {
+    if (!applied) return;
     const uint8_t *bytes = reinterpret_cast<const uint8_t *>(DatumGetPointer(value));
     if (type == UUIDOID && uuid_version(bytes) != 7) return skipped();
     const Sources128 src = sources128();
@@ -181,6 +189,7 @@ Datum key_trigger(FunctionCallInfo fcinfo, const char *function, bool guard) {
   if (!TRIGGER_FIRED_FOR_ROW(td->tg_event) || TRIGGER_FIRED_BY_DELETE(td->tg_event))
     raise_trigger_misuse(function, "fired FOR EACH ROW on INSERT or UPDATE");
   HeapTuple tuple = TRIGGER_FIRED_BY_UPDATE(td->tg_event) ? td->tg_newtuple : td->tg_trigtuple;
+
   Relation rel = td->tg_relation;
   TupleDesc desc = RelationGetDescr(rel);
   const Oid ulid_type =
