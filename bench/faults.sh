@@ -10,15 +10,17 @@
 #      wrote (the hot path writes none: only the writer's reservation records).
 # Medians of --runs (default 3). Builds and installs the extension, and runs throwaway
 # servers (build/faults-bench).
-#   bench/faults.sh [--runs N] [--behind SECONDS]
+#   bench/faults.sh [--runs N] [--behind SECONDS] [--parts 1,2,3]
 source "$(dirname "$0")/../scripts/common.sh"
 
 RUNS=3
 BEHIND=120
+PARTS=1,2,3
 while [ $# -gt 0 ]; do
   case $1 in
     --runs) RUNS=$2; shift 2 ;;
     --behind) BEHIND=$2; shift 2 ;;
+    --parts) PARTS=$2; shift 2 ;;
     *) die "unknown argument $1" ;;
   esac
 done
@@ -36,6 +38,7 @@ as_user rm -rf "$DIR"
 start_server "$DIR/primary" "${SNOWFLAKE_BENCH_PORT:-54359}" <<'CONF'
 wal_level = replica
 max_wal_senders = 4
+snowflake.shard_id = 1
 CONF
 PRIMARY_DATA=$SERVER_DATA
 PRIMARY=("${PSQL[@]}")
@@ -71,7 +74,10 @@ restart() { as_user "$PG_BIN/pg_ctl" -D "$PRIMARY_DATA" -l "$DIR/primary/server.
 
 echo "PostgreSQL $PG_MAJOR, $(nproc) cores; medians of $RUNS runs"
 
+part() { [[ ",$PARTS," == *",$1,"* ]]; }
+
 # --- 1. A restart with the clock behind.
+if part 1; then
 BATCH="SELECT count(snowflake()) FROM generate_series(1, 3000000)"
 before=()
 for _ in $(seq "$RUNS"); do settle; before+=("$(timed "$BATCH")"); done
@@ -91,8 +97,10 @@ b=$(median "${before[@]}")
 a=$(median "${after_first[@]}")
 printf '3,000,000 snowflake(): %.2f s before a restart; %.2f s right after one with the clock %d s behind (then %.2f s): %sx\n' \
   "$b" "$a" "$BEHIND" "$(median "${after[@]}")" "$(ratio "$a" "$b")"
+fi
 
 # --- 2. An ID observed at the bound.
+if part 2; then
 OBSERVED="SELECT count(snowflake()) FROM generate_series(1, 2000000)"
 usual=()
 observed=()
@@ -107,12 +115,14 @@ u=$(median "${usual[@]}")
 o=$(median "${observed[@]}")
 printf '2,000,000 snowflake(): %.2f s as usual; %.2f s right after observing an ID 4.9 s ahead: %s of the usual rate\n' \
   "$u" "$o" "$(ratio "$u" "$o")"
+fi
 
 # --- 3. A synchronous standby.
+part 3 || exit 0
 STANDBY_DATA=$DIR/standby/data
 as_user mkdir -p "$DIR/standby"
 as_user "$PG_BIN/pg_basebackup" -h "$SERVER_SOCK" -p "$SERVER_PORT" -U postgres -D "$STANDBY_DATA" \
-  -R -X stream --application-name=bench_standby >/dev/null
+  -R -X stream >/dev/null
 STANDBY_PORT=$(free_port $((SERVER_PORT + 1)))
 as_user tee -a "$STANDBY_DATA/postgresql.auto.conf" >/dev/null <<CONF
 port = $STANDBY_PORT

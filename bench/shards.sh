@@ -34,6 +34,7 @@ DIR=$WORK/shards-bench
 as_user rm -rf "$DIR"
 start_server "$DIR" "${SNOWFLAKE_BENCH_PORT:-54369}" <<'CONF'
 max_connections = 20
+snowflake.shard_id = 16
 CONF
 trap stop_server EXIT
 q() { as_user "${PSQL[@]}" -At -c "$1"; }

@@ -269,16 +269,23 @@ CREATE FUNCTION snowflake_observe(id ulid) RETURNS void
 CREATE FUNCTION snowflake_observe_trigger() RETURNS trigger
 	AS 'MODULE_PATHNAME', 'snowflake_observe_trigger' LANGUAGE C VOLATILE;
 
+-- The same, and a row applied by replication whose snowflake ID has one of this server's own
+-- shards is a shard collision (snowflake.on_shard_collision).
+CREATE FUNCTION snowflake_replica_guard() RETURNS trigger
+	AS 'MODULE_PATHNAME', 'snowflake_replica_guard' LANGUAGE C VOLATILE;
+
 -- Observing moves the IDs' time of every role of the server: a privilege. The role that
 -- created the extension (a database owner, with a trusted install) may grant it on.
 REVOKE ALL ON FUNCTION snowflake_observe(bigint) FROM PUBLIC;
 REVOKE ALL ON FUNCTION snowflake_observe(uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION snowflake_observe(ulid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION snowflake_observe_trigger() FROM PUBLIC;
+REVOKE ALL ON FUNCTION snowflake_replica_guard() FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION snowflake_observe(bigint) TO @extowner@ WITH GRANT OPTION;
 GRANT EXECUTE ON FUNCTION snowflake_observe(uuid) TO @extowner@ WITH GRANT OPTION;
 GRANT EXECUTE ON FUNCTION snowflake_observe(ulid) TO @extowner@ WITH GRANT OPTION;
 GRANT EXECUTE ON FUNCTION snowflake_observe_trigger() TO @extowner@ WITH GRANT OPTION;
+GRANT EXECUTE ON FUNCTION snowflake_replica_guard() TO @extowner@ WITH GRANT OPTION;
 
 -- observability
 
@@ -289,7 +296,8 @@ CREATE FUNCTION snowflake_status(
 	OUT reservation_waits bigint, OUT reservation_failures bigint, OUT reservation_error text,
 	OUT reservation_replayed_until timestamptz, OUT writer_pid integer,
 	OUT writer_busy_ms bigint, OUT observed_moves bigint, OUT observed_until timestamptz,
-	OUT observe_skipped bigint)
+	OUT observe_skipped bigint, OUT shard_collisions bigint, OUT shard_id integer,
+	OUT shard_count integer, OUT shard_id_source text)
 	RETURNS SETOF record
 	AS 'MODULE_PATHNAME', 'snowflake_status' LANGUAGE C VOLATILE STRICT PARALLEL SAFE ROWS 1;
 
@@ -387,6 +395,7 @@ COMMENT ON OPERATOR FAMILY ulid_minmax_ops USING brin IS 'BRIN minmax operators 
 COMMENT ON FUNCTION snowflake_status() IS 'one row: whether the server generates (and why not), the IDs'' clock over the system clock and its steps, waits at snowflake.max_lead, the durable reservation with its writer, writes, waits, failures and replay, and observed IDs; for pg_monitor';
 COMMENT ON FUNCTION snowflake_streams() IS 'a row per ID stream that issued a value since start: its last value and its lead over the system clock; for pg_monitor';
 COMMENT ON FUNCTION snowflake_observe_trigger() IS 'row trigger for replication''s apply: observes the named ID columns (default: the primary key) of each row, and counts in snowflake_status() what it may not observe instead of raising';
+COMMENT ON FUNCTION snowflake_replica_guard() IS 'row trigger for tables that replication writes into: observes the named ID columns (default: the primary key) as snowflake_observe_trigger() does, and reports a replicated snowflake ID of this server''s own shards as a shard collision (snowflake.on_shard_collision)';
 COMMENT ON FUNCTION snowflake_reservation_create() IS 'a server whose reservation file is missing may generate again, from the clock: only once the clock is past every ID already issued';
 COMMENT ON FUNCTION snowflake_decode(bigint, text) IS 'time, node and sequence of another system''s 64-bit ID: layout twitter, discord, sonyflake, pgedge or instagram';
 COMMENT ON FUNCTION snowflake_at(timestamptz, text) IS 'the smallest ID of a layout (twitter, discord, sonyflake, pgedge, instagram) at the time: for key range scans of such IDs';

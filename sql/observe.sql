@@ -149,6 +149,42 @@ SELECT pg_temp.outcome($$DELETE FROM applied_bad$$) AS on_delete;
 SELECT pg_temp.outcome('SELECT snowflake_observe_trigger()') AS not_a_trigger;
 DROP TABLE applied, applied_u, applied_bad;
 
+-- The replica guard: the same observing, and a row applied by replication (here as an apply
+-- worker applies it, with session_replication_role = replica) whose snowflake ID has this
+-- server's own shard (5) is a shard collision: counted, and a WARNING naming the shard.
+SELECT shard_id, shard_count, shard_id_source FROM snowflake_status();
+CREATE TABLE guarded (id bigint PRIMARY KEY, note text);
+CREATE TRIGGER guarded_guard BEFORE INSERT ON guarded
+  FOR EACH ROW EXECUTE FUNCTION snowflake_replica_guard();
+ALTER TABLE guarded ENABLE ALWAYS TRIGGER guarded_guard;
+SELECT shard_collisions AS collisions FROM snowflake_status() \gset
+INSERT INTO guarded VALUES (snowflake(), 'issued here: no collision');
+SET session_replication_role = replica;
+INSERT INTO guarded VALUES ((1000000::bigint << 23) | (6 << 10), 'shard 6: another server''s');
+INSERT INTO guarded VALUES ((1000000::bigint << 23) | (5 << 10), 'shard 5: this server''s');
+INSERT INTO guarded VALUES ((1000000::bigint << 23) | (5 << 10) | 1, 'again: counted, reported once');
+RESET session_replication_role;
+SELECT shard_collisions - :collisions AS collisions_now, count(*) AS rows_kept
+  FROM snowflake_status(), guarded GROUP BY 1;
+-- snowflake.on_shard_collision = error: the row is refused, as a key conflict would be
+ALTER SYSTEM SET snowflake.on_shard_collision = 'error';
+SELECT pg_reload_conf();
+DO $$
+BEGIN
+  FOR i IN 1 .. 100 LOOP
+    EXIT WHEN current_setting('snowflake.on_shard_collision') = 'error';
+    PERFORM pg_sleep(0.05);
+  END LOOP;
+END $$;
+SET session_replication_role = replica;
+SELECT pg_temp.outcome($$INSERT INTO guarded VALUES ((1000000::bigint << 23) | (5 << 10) | 2, 'x')$$) AS with_error;
+RESET session_replication_role;
+ALTER SYSTEM RESET snowflake.on_shard_collision;
+SELECT pg_reload_conf();
+SELECT count(*) AS rows_kept FROM guarded;
+SELECT pg_temp.outcome('SELECT snowflake_replica_guard()') AS not_a_trigger;
+DROP TABLE guarded;
+
 -- The tests after this one compare IDs with the clock: wait until the lead that observing
 -- made has faded (the IDs' time rises at 3/4 of real-time rate until the clock catches up).
 DO $$

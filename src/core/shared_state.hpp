@@ -76,6 +76,8 @@ struct alignas(64) Reservation {
   std::atomic<uint64_t> observed_unix_ms;   // the latest observed ID that moved the clock, 0: none
   std::atomic<uint64_t> observed_moves;     // observations that moved the clock
   std::atomic<uint64_t> observe_skipped;    // values an apply trigger could not observe
+  std::atomic<uint64_t> shard_collisions;   // replicated IDs of this server's own shards
+  std::atomic<int> default_shard_reported;  // 1 once a generator said shard 0 is the default
   std::atomic<uint64_t> loaded_unix_ms;     // the reservation read at start (0: none)
   std::atomic<int> writer_pid;              // 0 while no writer runs
   std::atomic<uint64_t> busy_since_unix_ms; // when the write in progress began (0: idle)
@@ -84,6 +86,8 @@ struct alignas(64) Reservation {
 
   void init() noexcept {
     observe_skipped.store(0);
+    shard_collisions.store(0);
+    default_shard_reported.store(0);
     loaded_unix_ms.store(0);
     writer_pid.store(0);
     busy_since_unix_ms.store(0);

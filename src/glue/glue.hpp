@@ -49,6 +49,25 @@ using Streams128 = Streams128T<PgSpinLock>;
 // Settings (module.cpp).
 extern int shard_id;       // snowflake.shard_id
 extern int shard_count;    // snowflake.shard_count: snowflake() issues on shard_id ... + count - 1
+extern int on_shard_collision;  // snowflake.on_shard_collision: WARNING or ERROR
+extern int shard_id_source;     // the GucSource snowflake.shard_id was last set from
+// A snowflake.shard_id or snowflake.epoch in the configuration file that is not valid: the
+// server would otherwise run on the default (shard 0, epoch 2020) with a WARNING in its log,
+// so snowflake() refuses instead (check_snowflake_settings).
+extern const char *bad_setting_name;
+extern char bad_setting_value[64];
+[[noreturn]] void raise_bad_setting();
+void report_default_shard();
+// Before issuing a snowflake ID: refused for a bad setting; said once per server when the
+// shard is the default, set nowhere. One test of a flag on the hot path.
+extern bool snowflake_settings_checked;
+inline void check_snowflake_settings() {
+  if (unlikely(!snowflake_settings_checked)) {
+    if (bad_setting_name != nullptr) raise_bad_setting();
+    report_default_shard();
+    snowflake_settings_checked = true;
+  }
+}
 extern int max_lead_ms;    // snowflake.max_lead
 extern int max_clock_offset_ms;  // snowflake.max_clock_offset
 extern int64_t epoch_ms;   // snowflake.epoch, parsed
@@ -96,6 +115,9 @@ extern bool recovery_seen_over;
 inline void check_not_in_recovery() {
   if (unlikely(!recovery_seen_over)) {
     if (RecoveryInProgress()) raise_in_recovery();
+    // A bad epoch reaches every kind: the reservation records the epoch.
+    if (bad_setting_name != nullptr && std::strcmp(bad_setting_name, "snowflake.epoch") == 0)
+      raise_bad_setting();
     recovery_seen_over = true;
   }
 }

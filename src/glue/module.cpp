@@ -21,6 +21,11 @@ namespace snowflake::glue {
 
 int shard_id = 0;
 int shard_count = 1;
+int on_shard_collision = WARNING;
+int shard_id_source = PGC_S_DEFAULT;
+const char *bad_setting_name = nullptr;
+char bad_setting_value[64];
+bool snowflake_settings_checked = false;
 int max_lead_ms = 1000;
 int max_clock_offset_ms = 5000;
 int64_t epoch_ms = kDefaultEpochMs;
@@ -42,9 +47,14 @@ bool parse_epoch(const char *text, int64_t *out) {
   return true;
 }
 
-bool check_epoch(char **newval, void **, GucSource) {
+bool check_epoch(char **newval, void **, GucSource source) {
   int64_t v;
-  if (parse_epoch(*newval, &v)) return true;
+  if (parse_epoch(*newval, &v)) {
+    if (source == PGC_S_FILE && bad_setting_name != nullptr &&
+        std::strcmp(bad_setting_name, "snowflake.epoch") == 0)
+      bad_setting_name = nullptr;
+    return true;
+  }
   GUC_check_errdetail("snowflake.epoch must be a whole number of milliseconds since "
                       "1970-01-01 00:00:00 UTC, from 0 to %lld.",
                       static_cast<long long>(kMaxEpochMs));
@@ -55,6 +65,44 @@ void assign_epoch(const char *newval, void *) {
   int64_t v;
   if (parse_epoch(newval, &v)) epoch_ms = v;
 }
+
+// The source of snowflake.shard_id's value, kept from the check hook (which is told it) to the
+// assign hook (which is called only for the value that is set). A value from the
+// configuration file that passed the check also mends a bad one found at start.
+int pending_shard_source = PGC_S_DEFAULT;
+
+bool check_shard_id(int *, void **, GucSource source) {
+  pending_shard_source = source;
+  if (source == PGC_S_FILE && bad_setting_name != nullptr &&
+      std::strcmp(bad_setting_name, "snowflake.shard_id") == 0)
+    bad_setting_name = nullptr;
+  return true;
+}
+
+void assign_shard_id(int, void *) { shard_id_source = pending_shard_source; }
+
+// A setting's value in the configuration file, read before the setting is defined (while
+// PostgreSQL still holds it as a placeholder's text): if PostgreSQL is about to reject it
+// and run on the default, snowflake() refuses instead, naming the value.
+void check_file_value(const char *name, bool (*valid)(const char *)) {
+  const char *raw = GetConfigOption(name, true, false);
+  if (raw == nullptr || valid(raw)) return;
+  bad_setting_name = name;
+  snprintf(bad_setting_value, sizeof bad_setting_value, "%s", raw);
+}
+
+bool valid_shard_text(const char *text) {
+  int v;
+  return parse_int(text, &v, 0, nullptr) && v >= 0 && v <= static_cast<int>(kMaxShard);
+}
+
+bool valid_epoch_text(const char *text) {
+  int64_t v;
+  return parse_epoch(text, &v);
+}
+
+const struct config_enum_entry collision_levels[] = {
+    {"warning", WARNING, false}, {"error", ERROR, false}, {nullptr, 0, false}};
 
 shmem_request_hook_type prev_shmem_request_hook = nullptr;
 shmem_startup_hook_type prev_shmem_startup_hook = nullptr;
@@ -85,11 +133,21 @@ void startup_shmem() {
 }
 
 void define_settings() {
+  check_file_value("snowflake.shard_id", valid_shard_text);
+  check_file_value("snowflake.epoch", valid_epoch_text);
   DefineCustomIntVariable(
       "snowflake.shard_id", "Shard written into IDs made by snowflake().",
       "Give every server (or database, or role) that writes into the same tables its own "
       "shard; two writers with one shard can make the same ID.",
-      &shard_id, 0, 0, static_cast<int>(kMaxShard), PGC_SUSET, 0, nullptr, nullptr, nullptr);
+      &shard_id, 0, 0, static_cast<int>(kMaxShard), PGC_SUSET, 0, check_shard_id,
+      assign_shard_id, nullptr);
+  DefineCustomEnumVariable(
+      "snowflake.on_shard_collision",
+      "What snowflake_replica_guard() does with a replicated row whose ID has this server's "
+      "own shard.",
+      "warning (the default) reports it in the log and in snowflake_status(); error stops "
+      "the row, and with it the subscription, as a key conflict would.",
+      &on_shard_collision, WARNING, collision_levels, PGC_SIGHUP, 0, nullptr, nullptr, nullptr);
   DefineCustomIntVariable(
       "snowflake.shard_count", "How many shards, from snowflake.shard_id on, snowflake() issues on.",
       "A shard holds 1,024 IDs per millisecond; a range of them raises the server's rate that "
@@ -154,6 +212,30 @@ void raise_not_preloaded() {
 }
 
 bool recovery_seen_over = false;
+
+void raise_bad_setting() {
+  ereport(ERROR,
+          (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+           errmsg("%s is \"%s\" in the configuration, which is not a valid value",
+                  bad_setting_name, bad_setting_value),
+           errdetail("PostgreSQL runs with the setting's default instead; snowflake() issues "
+                     "no ID with it, since another server may hold the default."),
+           errhint("Correct %s in the configuration file and reload the server.",
+                   bad_setting_name)));
+  pg_unreachable();
+}
+
+void report_default_shard() {
+  if (shard_id_source != PGC_S_DEFAULT || shared == nullptr) return;
+  int expected = 0;
+  if (!shared->reservation.default_shard_reported.compare_exchange_strong(expected, 1)) return;
+  ereport(WARNING,
+          (errmsg("snowflake.shard_id is not set: snowflake() issues IDs on shard 0"),
+           errdetail("Two servers on one shard can issue the same ID, and shard 0 is every "
+                     "server's default."),
+           errhint("Set snowflake.shard_id in the configuration of every server that writes "
+                   "the same tables, each to its own shard.")));
+}
 
 void raise_in_recovery() {
   ereport(ERROR,

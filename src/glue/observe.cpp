@@ -11,6 +11,7 @@ extern "C" {
 #include "catalog/pg_type.h"
 #include "commands/trigger.h"
 #include "executor/spi.h"
+#include "replication/origin.h"
 #include "nodes/bitmapset.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
@@ -105,12 +106,50 @@ SNOWFLAKE_FUNCTION(snowflake_observe_ulid) {
 
 namespace {
 
+// A row applied by replication whose snowflake ID is of one of this server's own shards was
+// not issued here: another server issues IDs with this server's shard, and sooner or later
+// two rows will share a key. Counted always; reported once per origin and backend as a
+// WARNING, or as an ERROR every time with snowflake.on_shard_collision = error.
+void report_collision(Relation rel, const char *column, int64 id, uint32_t shard) {
+  if (shared != nullptr)
+    shared->reservation.shard_collisions.fetch_add(1, std::memory_order_relaxed);
+  static SnowflakeOriginId reported_origin = 0;
+  static bool reported = false;
+  const SnowflakeOriginId origin = SNOWFLAKE_APPLYING_ORIGIN;
+  if (on_shard_collision != ERROR && reported && reported_origin == origin) return;
+  reported = true;
+  reported_origin = origin;
+  char *origin_name = nullptr;
+  if (origin == 0 || !replorigin_by_oid(origin, true, &origin_name))  // 0: no origin
+    origin_name = pstrdup("(none)");
+  ereport(on_shard_collision,
+          (errcode(ERRCODE_INTEGRITY_CONSTRAINT_VIOLATION),
+           errmsg("shard collision: a row applied by replication into \"%s\" carries snowflake "
+                  "ID %lld of shard %u, this server's own",
+                  RelationGetRelationName(rel), static_cast<long long>(id), shard),
+           errdetail("Column \"%s\", from replication origin \"%s\": another server issues IDs "
+                     "with this server's snowflake.shard_id, and two servers on one shard can "
+                     "issue the same ID.",
+                     column, origin_name),
+           errhint("Give every server that writes these tables its own snowflake.shard_id "
+                   "(and range of snowflake.shard_count).")));
+}
+
 // One column's value, observed as its type says; a value that cannot be observed (negative,
 // a UUID of another version, too far ahead) is counted, never raised.
-void observe_column(Datum value, Oid type, Oid ulid_type, const char *column) {
+// With guard (snowflake_replica_guard()), a bigint of this server's own shards in a row that
+// replication applies is a collision.
+void observe_column(Datum value, Oid type, Oid ulid_type, const char *column, Relation rel,
+                    bool guard) {
   if (type == INT8OID) {
     const int64 id = DatumGetInt64(value);
     if (id < 0) return skipped();
+    if (guard && SessionReplicationRole == SESSION_REPLICATION_ROLE_REPLICA) {
+      const uint32_t shard = unpack(static_cast<uint64_t>(id)).shard;
+      if (shard >= static_cast<uint32_t>(shard_id) &&
+          shard < static_cast<uint32_t>(shard_id) + static_cast<uint32_t>(shard_count))
+        report_collision(rel, column, id, shard);
+    }
     SharedState &state = generating_state();
     observe(state.clock, &state.reservation,
             unpack(static_cast<uint64_t>(id)).ms + static_cast<uint64_t>(epoch_ms),
@@ -123,26 +162,24 @@ void observe_column(Datum value, Oid type, Oid ulid_type, const char *column) {
   } else {
     ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
                     errmsg("column \"%s\" is of type %s", column, format_type_be(type)),
-                    errdetail("snowflake_observe_trigger() observes bigint (snowflake), uuid "
-                              "(version 7) and ulid columns.")));
+                    errdetail("The trigger observes bigint (snowflake), uuid (version 7) and "
+                              "ulid columns.")));
   }
 }
 
-pg_noinline void raise_trigger_misuse(const char *what) {
+pg_noinline void raise_trigger_misuse(const char *function, const char *what) {
   ereport(ERROR, (errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
-                  errmsg("snowflake_observe_trigger() must be %s", what)));
+                  errmsg("%s() must be %s", function, what)));
 }
 
-}  // namespace
-
-// The trigger's arguments name the columns to observe; without any, the primary key's. The
-// ulid type is found in the trigger function's own schema: an apply worker's search_path is
-// empty.
-SNOWFLAKE_FUNCTION(snowflake_observe_trigger) {
-  if (!CALLED_AS_TRIGGER(fcinfo)) raise_trigger_misuse("called as a trigger");
+// Both triggers: the arguments name the columns to observe; without any, the primary key's.
+// The ulid type is found in the trigger function's own schema: an apply worker's search_path
+// is empty.
+Datum key_trigger(FunctionCallInfo fcinfo, const char *function, bool guard) {
+  if (!CALLED_AS_TRIGGER(fcinfo)) raise_trigger_misuse(function, "called as a trigger");
   TriggerData *td = reinterpret_cast<TriggerData *>(fcinfo->context);
   if (!TRIGGER_FIRED_FOR_ROW(td->tg_event) || TRIGGER_FIRED_BY_DELETE(td->tg_event))
-    raise_trigger_misuse("fired FOR EACH ROW on INSERT or UPDATE");
+    raise_trigger_misuse(function, "fired FOR EACH ROW on INSERT or UPDATE");
   HeapTuple tuple = TRIGGER_FIRED_BY_UPDATE(td->tg_event) ? td->tg_newtuple : td->tg_trigtuple;
   Relation rel = td->tg_relation;
   TupleDesc desc = RelationGetDescr(rel);
@@ -161,7 +198,7 @@ SNOWFLAKE_FUNCTION(snowflake_observe_trigger) {
       const Datum value = heap_getattr(tuple, attnum, desc, &isnull);
       if (!isnull)
         observe_column(value, TupleDescAttr(desc, attnum - 1)->atttypid, ulid_type,
-                       trigger->tgargs[i]);
+                       trigger->tgargs[i], rel, guard);
     }
   } else {
     Bitmapset *key = RelationGetIndexAttrBitmap(rel, INDEX_ATTR_BITMAP_PRIMARY_KEY);
@@ -174,8 +211,21 @@ SNOWFLAKE_FUNCTION(snowflake_observe_trigger) {
       bool isnull;
       const Datum value = heap_getattr(tuple, attnum, desc, &isnull);
       const Form_pg_attribute att = TupleDescAttr(desc, attnum - 1);
-      if (!isnull) observe_column(value, att->atttypid, ulid_type, NameStr(att->attname));
+      if (!isnull)
+        observe_column(value, att->atttypid, ulid_type, NameStr(att->attname), rel, guard);
     }
   }
   return PointerGetDatum(TRIGGER_FIRED_BEFORE(td->tg_event) ? tuple : nullptr);
+}
+
+}  // namespace
+
+SNOWFLAKE_FUNCTION(snowflake_observe_trigger) {
+  return key_trigger(fcinfo, "snowflake_observe_trigger", false);
+}
+
+// The same, and a row applied by replication whose snowflake ID has one of this server's own
+// shards is reported (report_collision).
+SNOWFLAKE_FUNCTION(snowflake_replica_guard) {
+  return key_trigger(fcinfo, "snowflake_replica_guard", true);
 }

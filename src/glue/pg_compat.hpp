@@ -37,6 +37,15 @@
 #define SNOWFLAKE_MODULE_MAGIC PG_MODULE_MAGIC
 #endif
 
+// 19 renamed the replication origin's type and keeps the session's origin in a struct.
+#if PG_VERSION_NUM >= 190000
+#define SNOWFLAKE_APPLYING_ORIGIN (replorigin_xact_state.origin)
+#define SnowflakeOriginId ReplOriginId
+#else
+#define SNOWFLAKE_APPLYING_ORIGIN replorigin_session_origin
+#define SnowflakeOriginId RepOriginId
+#endif
+
 // The custom WAL resource manager that carries the reservation (15 and later have custom
 // resource managers). PostgreSQL keeps 128 (RM_EXPERIMENTAL_ID) for development; IDs 129 to
 // 255 are for extensions, coordinated on PostgreSQL's wiki page of custom WAL resource

@@ -28,8 +28,8 @@ pg_noinline void raise_range_too_far() {
 }
 
 // snowflake() with snowflake.shard_count above 1: the range from shard_id as one stream
-// (generator.hpp's next_in_range). range_ms keeps this backend's IDs increasing.
-uint64_t range_ms = 0;
+// (generator.hpp's next_in_range). The cursor keeps this backend's IDs increasing.
+RangeCursor range_cursor;
 
 int64 issue_range(uint32_t first, uint32_t count) {
   SharedState &state = generating_state();
@@ -40,7 +40,7 @@ int64 issue_range(uint32_t first, uint32_t count) {
         stream_limits(&state.reservation, kMaxTimeMs, static_cast<uint64_t>(epoch_ms));
     const uint64_t now_ms = clock_now_ms(state.clock);
     const RangeResult r = next_in_range<kSeqBits>(slots, count, slots[0].range_floor_ms,
-                                                  range_ms, now_ms, limits);
+                                                  range_cursor, now_ms, limits);
     if (likely(r.step == Step::kIssued)) {
       after_issue(&state.reservation, (r.value >> kSeqBits) + static_cast<uint64_t>(epoch_ms),
                   now_ms + static_cast<uint64_t>(epoch_ms));
@@ -128,6 +128,7 @@ Datum decoded_record(FunctionCallInfo fcinfo, TimestampTz ts, uint32_t shard, ui
 }  // namespace snowflake::glue
 
 SNOWFLAKE_FUNCTION(snowflake_next) {
+  check_snowflake_settings();
   if (shard_count > 1)
     return Int64GetDatum(
         issue_range(static_cast<uint32_t>(shard_id), static_cast<uint32_t>(shard_count)));

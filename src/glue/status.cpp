@@ -10,6 +10,7 @@
 extern "C" {
 #include "funcapi.h"
 #include "utils/builtins.h"
+#include "utils/guc_tables.h"
 #include "utils/tuplestore.h"
 }
 
@@ -18,7 +19,7 @@ namespace {
 using namespace snowflake;
 using namespace snowflake::glue;
 
-constexpr int kStatusColumns = 17;
+constexpr int kStatusColumns = 21;
 constexpr int kStreamColumns = 5;
 
 int64_t system_clock_ms() { return read_clock(CLOCK_REALTIME) / 1000000; }
@@ -44,6 +45,8 @@ SNOWFLAKE_FUNCTION(snowflake_status) {
   const bool in_recovery = RecoveryInProgress();
   values[0] = BoolGetDatum(in_recovery);
   const char *refused = generation_refused();
+  if (refused == nullptr && bad_setting_name != nullptr)
+    refused = psprintf("%s is \"%s\" in the configuration", bad_setting_name, bad_setting_value);
   if (refused == nullptr && in_recovery) refused = "the server is in recovery";
   values[1] = refused != nullptr ? CStringGetTextDatum(refused) : Datum(0);
   nulls[1] = refused == nullptr;
@@ -76,6 +79,12 @@ SNOWFLAKE_FUNCTION(snowflake_status) {
   put_count(values, 14, r.observed_moves.load());
   put_time(values, nulls, 15, r.observed_unix_ms.load());
   put_count(values, 16, r.observe_skipped.load());
+  put_count(values, 17, r.shard_collisions.load());
+  // This session's shard range, and where snowflake.shard_id came from ("default": set
+  // nowhere, so on the shard every server defaults to).
+  values[18] = Int32GetDatum(shard_id);
+  values[19] = Int32GetDatum(shard_count);
+  values[20] = CStringGetTextDatum(GucSource_Names[shard_id_source]);
   tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
   return (Datum)0;
 }

@@ -9,8 +9,11 @@ use IPC::Run;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib "$FindBin::Bin/../lib";
+use SnowflakeTest;
 
-my $faketime = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
+my $faketime = faketime_library();
 
 my $node = PostgreSQL::Test::Cluster->new('durable');
 $node->init;
@@ -111,7 +114,7 @@ check_above('SIGKILL of the postmaster');
 
 SKIP:
 {
-	skip 'libfaketime is not installed', 8 unless -f $faketime;
+	skip $no_faketime, 8 unless $faketime;
 
 	# Start with the system clock 10 minutes behind.
 	$node->stop;

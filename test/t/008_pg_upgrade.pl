@@ -9,13 +9,16 @@ use File::Copy qw(copy);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib "$FindBin::Bin/../lib";
+use SnowflakeTest;
 
 my $old_install = $ENV{SNOWFLAKE_UPGRADE_FROM} // '';
 plan skip_all => 'SNOWFLAKE_UPGRADE_FROM names no older PostgreSQL with the extension installed '
   . '(scripts/matrix.sh sets it where two majors meet in one Debian suite)'
   unless $old_install ne '' && -x "$old_install/bin/pg_ctl";
-my $faketime = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
-plan skip_all => 'libfaketime is not installed' unless -f $faketime;
+my $faketime = faketime_library();
+plan skip_all => $no_faketime unless $faketime;
 
 my $conf = qq{
 shared_preload_libraries = 'snowflake'

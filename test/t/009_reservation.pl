@@ -18,8 +18,11 @@ use Time::HiRes qw(time usleep);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib "$FindBin::Bin/../lib";
+use SnowflakeTest;
 
-my $faketime = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
+my $faketime = faketime_library();
 
 my $node = PostgreSQL::Test::Cluster->new('reservation');
 $node->init(allows_streaming => 1);
@@ -108,7 +111,7 @@ is(status('clock_steps_back'), '0', 'a crash counts no clock step');
 # reservation's reach (2 windows and 4 times snowflake.max_lead: 6 s here).
 SKIP:
 {
-	skip 'libfaketime is not installed', 4 unless -f $faketime;
+	skip $no_faketime, 5 unless $faketime;
 	issue_some();
 	my $before = $node->safe_psql('postgres', 'SELECT snowflake()');
 	$node->stop;

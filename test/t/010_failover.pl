@@ -10,9 +10,12 @@ use Time::HiRes qw(time usleep);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib "$FindBin::Bin/../lib";
+use SnowflakeTest;
 
-my $faketime = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
-plan skip_all => 'libfaketime is not installed' unless -f $faketime;
+my $faketime = faketime_library();
+plan skip_all => $no_faketime unless $faketime;
 
 my $conf = qq{
 shared_preload_libraries = 'snowflake'

@@ -25,23 +25,11 @@ use Time::HiRes qw(time usleep);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib "$FindBin::Bin/../lib";
+use SnowflakeTest;
 
-# libfaketime's preload library, wherever this platform keeps it, if it moves the clock of a
-# process here (undef otherwise).
-sub faketime_library
-{
-	foreach my $lib (glob('/usr/lib/*/faketime/libfaketime.so.1'))
-	{
-		local $ENV{LD_PRELOAD} = $lib;
-		local $ENV{FAKETIME} = '-1h';
-		my $faked = `date +%s 2>/dev/null`;
-		return $lib if $faked =~ /^(\d+)$/ && abs($1 - (time - 3600)) < 60;
-	}
-	return undef;
-}
 my $faketime = faketime_library();
-my $no_faketime =
-  'libfaketime is not installed (no /usr/lib/*/faketime/libfaketime.so.1), or does not move the clock here';
 
 sub start_with_clock
 {

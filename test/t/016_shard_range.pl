@@ -7,19 +7,10 @@ use warnings FATAL => 'all';
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib "$FindBin::Bin/../lib";
+use SnowflakeTest;
 
-# libfaketime's preload library, wherever this platform keeps it, if it moves the clock.
-sub faketime_library
-{
-	foreach my $lib (glob('/usr/lib/*/faketime/libfaketime.so.1'))
-	{
-		local $ENV{LD_PRELOAD} = $lib;
-		local $ENV{FAKETIME} = '-1h';
-		my $faked = `date +%s 2>/dev/null`;
-		return $lib if $faked =~ /^(\d+)$/ && abs($1 - (time - 3600)) < 60;
-	}
-	return undef;
-}
 my $faketime = faketime_library();
 
 my $node = PostgreSQL::Test::Cluster->new('shard_range');
@@ -95,7 +86,7 @@ is( $node->safe_psql(
 # A restart with the clock set back 10 s (further than the reservation's reach).
 SKIP:
 {
-	skip 'libfaketime is not installed or does not move the clock here', 5 unless $faketime;
+	skip $no_faketime, 5 unless $faketime;
 	$node->stop;
 	{
 		local $ENV{LD_PRELOAD} = $faketime;

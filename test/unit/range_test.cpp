@@ -21,10 +21,12 @@ struct RangeBackend {
   ShardSlot *slots;
   uint32_t first;
   uint32_t count;
-  uint64_t local_ms = 0;
+  RangeCursor cursor;
+
+  RangeBackend(ShardSlot *s, uint32_t f, uint32_t c) : slots(s), first(f), count(c) {}
 
   RangeResult next(uint64_t now_ms, uint64_t lead_ms = 1000, uint64_t reserved_ms = UINT64_MAX) {
-    return next_in_range<kSeqBits>(slots + first, count, slots[first].range_floor_ms, local_ms,
+    return next_in_range<kSeqBits>(slots + first, count, slots[first].range_floor_ms, cursor,
                                    now_ms, Limits{lead_ms, kMaxTimeMs, reserved_ms});
   }
   // The ID of an issued result.
@@ -43,7 +45,7 @@ std::unique_ptr<SharedState> fresh_state() {
 
 TEST(RangeTest, FillsTheLowestShardFirstThenMovesUpThenTakesTheNextMillisecond) {
   auto state = fresh_state();
-  RangeBackend b{state->shards, 100, 4};
+  RangeBackend b(state->shards, 100, 4);
   for (uint32_t shard = 0; shard < 4; ++shard)
     for (uint32_t seq = 0; seq <= kMaxSeq; ++seq) {
       const RangeResult r = b.next(5000);
@@ -63,7 +65,7 @@ TEST(RangeTest, FillsTheLowestShardFirstThenMovesUpThenTakesTheNextMillisecond) 
 TEST(RangeTest, TheRangeHoldsCountTimesAShardsIdsPerMillisecond) {
   // With no lead allowed, a range of 8 issues 8 * 1,024 IDs in a millisecond, then waits.
   auto state = fresh_state();
-  RangeBackend b{state->shards, 0, 8};
+  RangeBackend b(state->shards, 0, 8);
   int issued = 0;
   RangeResult r;
   while ((r = b.next(7000, 0)).step == Step::kIssued) ++issued;
@@ -79,7 +81,7 @@ TEST(RangeTest, TheRangeHoldsCountTimesAShardsIdsPerMillisecond) {
 
 TEST(RangeTest, TheLeadIsBoundAsForOneShard) {
   auto state = fresh_state();
-  RangeBackend b{state->shards, 0, 2};
+  RangeBackend b(state->shards, 0, 2);
   int issued = 0;
   RangeResult r;
   while ((r = b.next(7000, 3)).step == Step::kIssued) ++issued;
@@ -90,7 +92,7 @@ TEST(RangeTest, TheLeadIsBoundAsForOneShard) {
 
 TEST(RangeTest, NothingIsIssuedAtOrPastTheReservation) {
   auto state = fresh_state();
-  RangeBackend b{state->shards, 0, 2};
+  RangeBackend b(state->shards, 0, 2);
   for (int i = 0; i < 2048; ++i) ASSERT_EQ(b.next(7000, 1000, 7001).step, Step::kIssued);
   const RangeResult r = b.next(7000, 1000, 7001);
   EXPECT_EQ(r.step, Step::kReserve);
@@ -103,7 +105,7 @@ TEST(RangeTest, AShardRunAheadAloneIsFoundFullAndTheRangeGoesOn) {
   // others at the clock's millisecond, and never takes that shard past it.
   auto state = fresh_state();
   state->shards[0].last.store((uint64_t{7005} << kSeqBits) | 3);
-  RangeBackend b{state->shards, 0, 2};
+  RangeBackend b(state->shards, 0, 2);
   const RangeResult r = b.next(7000);
   ASSERT_EQ(r.step, Step::kIssued);
   EXPECT_EQ(r.shard, 1u);
@@ -115,7 +117,7 @@ TEST(RangeTest, OneBackendsIdsStrictlyIncreaseEvenWhenItsClockReadsLess) {
   // A backend's clock reading can trail its last one by microseconds (an extrapolated
   // counter), a millisecond at a boundary: its next ID is still above its last.
   auto state = fresh_state();
-  RangeBackend b{state->shards, 0, 4};
+  RangeBackend b(state->shards, 0, 4);
   const RangeResult first = b.next(7001);
   const RangeResult second = b.next(7000);
   ASSERT_EQ(second.step, Step::kIssued);
@@ -131,7 +133,7 @@ TEST(RangeTest, ThreadsSharingARangeNeverCollideAndEachOnesIdsIncrease) {
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t)
     threads.emplace_back([&, t] {
-      RangeBackend b{state->shards, 40, 4};
+      RangeBackend b(state->shards, 40, 4);
       got[t].reserve(kPerThread);
       while (got[t].size() < kPerThread) {
         const RangeResult r = b.next(clock.load(), 2);
