@@ -8,7 +8,8 @@
 # and restarted mid-load and one whose subscriptions are disabled for a while and then catch
 # up. With snowflake_observe_trigger() on every table of every server, a reply written on a
 # server whose clock is 3 s behind (libfaketime) sorts after the row it answers, for every
-# kind, both idle and right after the load; and the trigger observes every ID (skips none as
+# kind, both idle and right after the load (where libfaketime holds back every process of
+# that server: not on 15, see round_trips); and the trigger observes every ID (skips none as
 # too far ahead). Last, with snowflake_replica_guard(): a server wrongly given shard 1
 # replicating into server 1 is reported as a shard collision, a WARNING, or an ERROR that
 # holds the row back with snowflake.on_shard_collision = 'error'.
@@ -305,10 +306,6 @@ sub round_trips
 	is($lost, 0, "$batch: every row of the round trips arrives where it is answered");
 	diag(sprintf('%s: %d round trips of 3 hops, every kind, in %.1f s; of the %d messages server 2 '
 		  . 'answered, %d were ahead of its clock', $batch, $trips, time - $t0, 3 * $trips, $ahead_of_slow));
-	ok($ahead_of_slow > 0,
-		"$batch: messages from server 1 arrive ahead of server 2's clock (without observing, its replies would sort first)");
-	ok($slow->safe_psql('postgres', 'SELECT observed_moves FROM snowflake_status()') > $moves,
-		"$batch: the apply trigger observed them: server 2's observations moved its clock");
 
 	my $all = 3 * $trips;
 	foreach my $node (@nodes)
@@ -317,23 +314,39 @@ sub round_trips
 			'SELECT ' . join(' AND ', map { "(SELECT count(*) FROM $_ WHERE note LIKE '$batch: %') = " . ($all + $trips) } @tables))
 		  or die "the round trips ($batch) do not reach " . $node->name;
 	}
-	my (@b_after_a, @every);
-	foreach my $node (@nodes)
+
+	# libfaketime must hold back every process of server 2: one on the real clock (seen on 15,
+	# where the postmaster starts its background workers, the apply workers among them, from
+	# a signal handler while in libfaketime's select()) is a forward step of 3 s to the
+	# extension, and server 2's IDs then follow the real time.
+	my $steps = $slow->safe_psql('postgres', 'SELECT clock_steps_forward FROM snowflake_status()');
+  SKIP:
 	{
-		foreach my $t (@tables)
+		skip "$batch: libfaketime does not hold back every process of server 2 here "
+		  . "(clock_steps_forward = $steps): no clock behind to test", 4
+		  if $steps > 0;
+		ok($ahead_of_slow > 0,
+			"$batch: messages from server 1 arrive ahead of server 2's clock (without observing, its replies would sort first)");
+		ok($slow->safe_psql('postgres', 'SELECT observed_moves FROM snowflake_status()') > $moves,
+			"$batch: the apply trigger observed them: server 2's observations moved its clock");
+		my (@b_after_a, @every);
+		foreach my $node (@nodes)
 		{
-			my $pairs = "FROM $t r JOIN $t m ON m.id = r.parent WHERE r.note LIKE '$batch: %'";
-			push @b_after_a, $node->safe_psql('postgres',
-				"SELECT count(*) FILTER (WHERE r.id > m.id) || '/' || count(*) $pairs AND m.origin = 1 AND r.origin = 2");
-			push @every, $node->safe_psql('postgres',
-				"SELECT count(*) FILTER (WHERE r.id > m.id) || '/' || count(*) $pairs");
+			foreach my $t (@tables)
+			{
+				my $pairs = "FROM $t r JOIN $t m ON m.id = r.parent WHERE r.note LIKE '$batch: %'";
+				push @b_after_a, $node->safe_psql('postgres',
+					"SELECT count(*) FILTER (WHERE r.id > m.id) || '/' || count(*) $pairs AND m.origin = 1 AND r.origin = 2");
+				push @every, $node->safe_psql('postgres',
+					"SELECT count(*) FILTER (WHERE r.id > m.id) || '/' || count(*) $pairs");
+			}
 		}
+		is("@b_after_a", join(' ', ("$trips/$trips") x 9),
+			"$batch: every reply written on server 2 (clock 3 s behind) to a row from server 1 sorts after it, "
+			  . 'for every kind, on every server');
+		is("@every", join(' ', ("$all/$all") x 9),
+			"$batch: and every reply around the ring sorts after what it answers");
 	}
-	is("@b_after_a", join(' ', ("$trips/$trips") x 9),
-		"$batch: every reply written on server 2 (clock 3 s behind) to a row from server 1 sorts after it, "
-		  . 'for every kind, on every server');
-	is("@every", join(' ', ("$all/$all") x 9),
-		"$batch: and every reply around the ring sorts after what it answers");
 }
 
 SKIP:
