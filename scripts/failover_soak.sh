@@ -5,7 +5,9 @@
 # postmaster is killed under that load. pg_auto_failover promotes the secondary, whose clock
 # runs 10 minutes behind (libfaketime), and pgbench goes on against it. Then every ID must be
 # distinct, and every ID issued after the failover above every ID issued before it: the
-# script prints both counts and fails unless both are 0. Part of scripts/soak.sh.
+# script prints both counts and fails unless both are 0. At the end pg_autoctl is stopped
+# first (it starts again a server stopped under it), then any server left, and the script
+# fails if any process of the run is left. Part of scripts/soak.sh.
 #
 # pg_autoctl starts its servers with Debian's socket directory, /var/run/postgresql, which
 # only the postgres account may write: so the servers run as postgres, and the script needs
@@ -19,40 +21,101 @@ ensure_server_user
 prepare_work
 build_and_install
 
-FAKETIME_LIB=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1
-DIR=/var/tmp/snowflake-failover
+faketime_libs=(/usr/lib/*/faketime/libfaketime.so.1)
+[ -e "${faketime_libs[0]}" ] || die "libfaketime.so.1 not found under /usr/lib/*/faketime"
+FAKETIME_LIB=${faketime_libs[0]}
+# Every process of the run names TAG on its command line: pg_autoctl and the postmasters name
+# DIR, and the servers' other processes carry it as their cluster_name.
+TAG=snowflake-failover
+DIR=/var/tmp/$TAG
 SOCK=/var/run/postgresql
 as_user() { runuser -u postgres -- "$@"; }
 run_user() { echo postgres; }
-for d in monitor node1 node2; do
-  [ ! -f "$DIR/$d/postmaster.pid" ] ||
-    as_user "$PG_BIN/pg_ctl" -D "$DIR/$d" -m immediate stop >/dev/null 2>&1 || true
-done
+autoctl() { as_user env PGHOST="$SOCK" XDG_CONFIG_HOME="$DIR/config" XDG_DATA_HOME="$DIR/data" XDG_RUNTIME_DIR="$DIR/run" \
+  PATH="$PG_BIN:$PATH" pg_autoctl "$@"; }
+alive() {
+  local s
+  s=$(ps -o stat= -p "$1" 2>/dev/null) && [[ $s != Z* ]]
+}
+# Processes of the run: named by TAG, and pg_autoctl's own, whose titles drop the command line.
+ours() { { pgrep -f -- "$TAG"; pgrep -u postgres -x pg_autoctl; } | sort -u || true; }
+# Waits up to $1 seconds for "$2" to print nothing.
+gone_within() {
+  local i
+  for i in $(seq 0 $(($1 * 10))); do
+    [ -n "$($2)" ] || return 0
+    sleep 0.1
+  done
+  return 1
+}
+autoctl_processes() { pgrep -u postgres -x pg_autoctl || true; }
+defunct() { ps -u postgres -o stat=,pid= | awk '$1 ~ /^Z/ { print $2 }'; }
+
+# Stops everything of the run (or of an earlier one) and fails if anything is left. The
+# managers first: pg_autoctl starts again a server that stops under it, and ending its
+# runuser wrapper does not end it.
+stop_everything() {
+  local d p left
+  for d in node2 node1 monitor; do
+    [ -f "$DIR/$d/PG_VERSION" ] || continue
+    autoctl stop --pgdata "$DIR/$d" >/dev/null 2>&1 || true
+  done
+  if ! gone_within 30 autoctl_processes; then
+    for p in $(autoctl_processes); do
+      log "pg_autoctl (PID $p) did not stop in 30 s: killing it"
+      kill -KILL "$p" 2>/dev/null || true
+    done
+  fi
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  for d in monitor node1 node2; do
+    [ -f "$DIR/$d/postmaster.pid" ] || continue
+    p=$(head -1 "$DIR/$d/postmaster.pid")
+    if alive "$p"; then
+      log "stopping the server left in $DIR/$d"
+      as_user "$PG_BIN/pg_ctl" -D "$DIR/$d" -m immediate stop >/dev/null 2>&1 ||
+        kill -KILL "$p" 2>/dev/null || true
+    fi
+  done
+  # A killed postmaster's processes end on their own once they notice. The servers end after
+  # the pg_autoctl processes that started them, so init reaps them: give it a moment, lest
+  # they show in ps as defunct (they have exited; nothing is left running).
+  if gone_within 10 ours; then
+    gone_within 10 defunct || log "exited servers not yet reaped by init: $(defunct | wc -l)"
+    return 0
+  fi
+  left=$(ours)
+  printf 'error: processes of the pg_auto_failover run are still there:\n' >&2
+  # shellcheck disable=SC2086
+  ps -o pid,user,args -p "$(echo $left | tr ' ' ,)" >&2 || true
+  return 1
+}
+cleanup() {
+  local status=$?
+  trap - EXIT
+  log "stopping pg_auto_failover and its servers"
+  stop_everything || status=1
+  [ "$status" = 0 ] || log "the pg_auto_failover run failed (status $status); its logs are in $DIR"
+  exit "$status"
+}
+
+pids=()
+stop_everything || die "could not stop an earlier run's processes"
 rm -rf "$DIR"
 mkdir -p "$DIR" "$SOCK"
 mkdir -p "$DIR/run"
 chown -R postgres: "$DIR"
-pids=()
-cleanup() {
-  local p
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  for d in monitor node1 node2; do
-    as_user "$PG_BIN/pg_ctl" -D "$DIR/$d" -m immediate stop >/dev/null 2>&1 || true
-  done
-}
 trap cleanup EXIT
+trap 'exit 130' INT TERM
 
 PM=$(free_port 55430)
 P1=$(free_port $((PM + 1)))
 P2=$(free_port $((P1 + 1)))
-autoctl() { as_user env PGHOST="$SOCK" XDG_CONFIG_HOME="$DIR/config" XDG_DATA_HOME="$DIR/data" XDG_RUNTIME_DIR="$DIR/run" \
-  PATH="$PG_BIN:$PATH" pg_autoctl "$@"; }
-
 log "pg_auto_failover monitor on port $PM"
 autoctl create monitor --pgdata "$DIR/monitor" --pgport "$PM" --hostname localhost \
   --listen localhost --auth trust --no-ssl --pgctl "$PG_BIN/pg_ctl" >"$DIR/monitor.create.log" 2>&1 ||
   { cat "$DIR/monitor.create.log"; die "pg_autoctl create monitor failed"; }
+echo "cluster_name = '$TAG-monitor'" | as_user tee -a "$DIR/monitor/postgresql.conf" >/dev/null
+as_user "$PG_BIN/pg_ctl" -D "$DIR/monitor" -m fast stop >/dev/null 2>&1 || true
 autoctl run --pgdata "$DIR/monitor" >"$DIR/monitor.log" 2>&1 &
 pids+=($!)
 MONITOR=$(autoctl show uri --pgdata "$DIR/monitor" --formation monitor)
@@ -73,6 +136,7 @@ start_node() {
 shared_preload_libraries = 'snowflake'
 snowflake.shard_id = 3
 snowflake.max_lead = '10s'
+cluster_name = '$TAG'
 CONF
     as_user "$PG_BIN/pg_ctl" -D "$DIR/$name" -m fast stop >/dev/null 2>&1 || true
   fi

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The long runs that the test command shortens: 16 clients of load for 60 s
 # (test/t/007_load.pl) and 10 minutes of fuzzing (test/fuzz); and, as root on PostgreSQL
-# 15, a failover under pg_auto_failover with the primary killed under load
-# (scripts/failover_soak.sh). Same set-up as test.sh.
+# 15, a failover with the primary killed under load under each of two failover managers,
+# pg_auto_failover (scripts/failover_soak.sh) and Patroni with etcd
+# (scripts/patroni_soak.sh). Same set-up as test.sh.
 source "$(dirname "$0")/common.sh"
 
 install_packages libfaketime clang libclang-rt-dev
@@ -20,5 +21,7 @@ as_user make -C "$WORK/tree" -s PG_CONFIG="$PG_CONFIG" fuzzcheck FUZZ_SECONDS="$
 if [ "$(id -u)" = 0 ] && [ "$PG_MAJOR" = 15 ]; then
   log "failover under pg_auto_failover"
   "$ROOT/scripts/failover_soak.sh" || status=1
+  log "failover under Patroni"
+  "$ROOT/scripts/patroni_soak.sh" || status=1
 fi
 exit $status

@@ -13,6 +13,7 @@ my $node = PostgreSQL::Test::Cluster->new('load');
 $node->init;
 $node->append_conf('postgresql.conf', qq{
 shared_preload_libraries = 'snowflake'
+snowflake.shard_id = 21
 max_connections = 40
 shared_buffers = 256MB
 synchronous_commit = off

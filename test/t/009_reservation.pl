@@ -163,15 +163,21 @@ like($stderr, qr/canceling statement due to statement timeout/,
 	'a hung disk: statement_timeout ends the wait for the reservation');
 ok(status('reservation_waits') > $waits, 'which was a wait for the reservation');
 ok($elapsed < 10, 'promptly');
-# The writer gets its reader, the FIFO goes, and the next write goes to a real file.
+# The writer gets its reader and completes its write (into the FIFO, which it may rename
+# into place before the unlink here); the FIFO goes, and the next write, which a burst
+# needs, goes to a real file.
 my $writes = status('reservation_writes');
 sysopen(my $reader, $fifo, O_RDWR | O_NONBLOCK) or die "open fifo: $!";
-unlink($fifo) or die;
+unlink($fifo);
 $node->poll_query_until('postgres',
 	"SELECT max(reservation_writes) > $writes FROM snowflake_status()")
   or die 'the reservation writer did not recover';
-like($node->safe_psql('postgres', 'SELECT snowflake(12)'), qr/^\d+$/,
-	'once the disk answers, IDs flow again');
+$writes = status('reservation_writes');
+like($node->safe_psql('postgres', 'SELECT count(snowflake(12)) FROM generate_series(1, 3000000)'),
+	qr/^3000000$/, 'once the disk answers, IDs flow again');
+ok(status('reservation_writes') > $writes && -f $node->data_dir . '/snowflake.reservation'
+	  && !-p $node->data_dir . '/snowflake.reservation',
+	'and the reservation is a real file again');
 close($reader);
 
 # --- Writes per window: a burst that runs ahead of the clock, and a sustained load.
