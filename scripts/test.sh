@@ -27,6 +27,15 @@ if apt-cache show "postgresql-$PG_MAJOR-partman" >/dev/null 2>&1; then
 else
   log "no postgresql-$PG_MAJOR-partman in this Debian suite: the pg_partman tests skip"
 fi
+# pglogical 2 for test/t/017_active_active.pl on 15, which has no subscriptions WITH (origin =
+# none) to replicate active-active with.
+if [ "$PG_MAJOR" = 15 ]; then
+  if apt-cache show "postgresql-$PG_MAJOR-pglogical" >/dev/null 2>&1; then
+    install_packages "postgresql-$PG_MAJOR-pglogical"
+  else
+    log "no postgresql-$PG_MAJOR-pglogical in this Debian suite: the active-active test skips on 15"
+  fi
+fi
 ensure_server_user
 prepare_work
 build_and_install
