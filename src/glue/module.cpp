@@ -220,7 +220,8 @@ void raise_bad_setting() {
                   bad_setting_name, bad_setting_value),
            errdetail("PostgreSQL runs with the setting's default instead; snowflake() issues "
                      "no ID with it, since another server may hold the default."),
-           errhint("Correct %s in the configuration file and reload the server.",
+           errhint("Correct %s in the configuration file and reload the server (restart it, "
+                   "for snowflake.epoch).",
                    bad_setting_name)));
   pg_unreachable();
 }
