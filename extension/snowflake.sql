@@ -4,10 +4,10 @@
 -- snowflake generators
 
 CREATE FUNCTION snowflake() RETURNS bigint
-	AS 'MODULE_PATHNAME', 'snowflake_next' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'snowflake_generate' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 
 CREATE FUNCTION snowflake(shard integer) RETURNS bigint
-	AS 'MODULE_PATHNAME', 'snowflake_next_shard' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'snowflake_generate_shard' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 
 -- The shard is what keeps servers' IDs apart, and snowflake.shard_id is the superuser's to
 -- set: issuing on any other shard needs a grant given on purpose.
@@ -71,16 +71,13 @@ CREATE FUNCTION snowflake_uuidv7(shift interval) RETURNS uuid
 	AS 'MODULE_PATHNAME', 'snowflake_uuidv7_shift' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 
 CREATE FUNCTION uuidv7_from_time(ts timestamptz) RETURNS uuid
-	AS 'MODULE_PATHNAME', 'snowflake_uuidv7_at_time' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'uuidv7_from_time' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 
 CREATE FUNCTION uuidv7_timestamp(id uuid) RETURNS timestamptz
-	AS 'MODULE_PATHNAME', 'snowflake_uuidv7_timestamp' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-
-CREATE FUNCTION uuid_version(id uuid) RETURNS integer
-	AS 'MODULE_PATHNAME', 'snowflake_uuid_version' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'uuidv7_timestamp' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 CREATE FUNCTION uuidv7_at(ts timestamptz) RETURNS uuid
-	AS 'MODULE_PATHNAME', 'snowflake_uuidv7_at' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'uuidv7_at' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 -- ulid type
 
@@ -113,8 +110,8 @@ CREATE TYPE ulid (
 CREATE FUNCTION ulid() RETURNS ulid
 	AS 'MODULE_PATHNAME', 'ulid_generate' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 
-CREATE FUNCTION ulid(ts timestamptz) RETURNS ulid
-	AS 'MODULE_PATHNAME', 'ulid_generate_at_time' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+CREATE FUNCTION ulid_from_time(ts timestamptz) RETURNS ulid
+	AS 'MODULE_PATHNAME', 'ulid_from_time' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 
 CREATE FUNCTION ulid_timestamp(id ulid) RETURNS timestamptz
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
@@ -338,7 +335,6 @@ COMMENT ON FUNCTION snowflake_uuidv7() IS 'a new RFC 9562 version 7 UUID, strict
 COMMENT ON FUNCTION snowflake_uuidv7(interval) IS 'a version 7 UUID at the clock shifted by the interval, like core''s uuidv7(interval); outside the server-wide sequence';
 COMMENT ON FUNCTION uuidv7_from_time(timestamptz) IS 'a version 7 UUID at the millisecond of the time, random otherwise (backfills)';
 COMMENT ON FUNCTION uuidv7_timestamp(uuid) IS 'the millisecond of a version 7 UUID; NULL for other versions';
-COMMENT ON FUNCTION uuid_version(uuid) IS 'the version field of an RFC 9562 UUID; NULL when the variant is not RFC 9562''s';
 COMMENT ON FUNCTION uuidv7_at(timestamptz) IS 'the smallest version 7 UUID of the millisecond that holds the time, for key range scans';
 
 COMMENT ON TYPE ulid IS 'a ULID: 16 bytes, 48 bits of Unix milliseconds and 80 random bits; 26 characters of Crockford base32 as text';
@@ -348,7 +344,7 @@ COMMENT ON FUNCTION ulid_out(ulid) IS 'ulid output: 26 characters of Crockford b
 COMMENT ON FUNCTION ulid_recv(internal) IS 'ulid binary input: 16 bytes';
 COMMENT ON FUNCTION ulid_send(ulid) IS 'ulid binary output: 16 bytes';
 COMMENT ON FUNCTION ulid() IS 'a new ULID, strictly increasing across the server (monotonic as the ULID specification defines it)';
-COMMENT ON FUNCTION ulid(timestamptz) IS 'a random ULID at the millisecond of the time (backfills)';
+COMMENT ON FUNCTION ulid_from_time(timestamptz) IS 'a random ULID at the millisecond of the time (backfills)';
 COMMENT ON FUNCTION ulid_timestamp(ulid) IS 'the millisecond of a ULID';
 COMMENT ON FUNCTION ulid_at(timestamptz) IS 'the smallest ULID of the millisecond that holds the time, for key range scans';
 COMMENT ON FUNCTION ulid_to_bytea(ulid) IS 'the 16 bytes of a ULID';
@@ -440,6 +436,9 @@ DECLARE
 	lock_stmt text;
 	bound bigint;
 	top numeric;
+	indexed boolean;
+	top_id text;
+	top_ts timestamptz;
 	stmts text[];
 	locked boolean := false;
 	s text;
@@ -570,25 +569,52 @@ BEGIN
 			RETURN;
 		END IF;
 
-		-- Existing values stay. A sequence's values are far below the snowflake IDs of now,
-		-- but values put in by hand may not be: any at or above the first ID of this
-		-- millisecond could meet a new one. Checked through the sequence, and through an
-		-- index that leads with the column (no scan of the table).
+		-- Existing values stay, and new ones must sort above them. Checked through the
+		-- sequence, and through a btree index that leads with the column (never a scan of the
+		-- table): a column with no such index is not checked, and the dry run says so.
+		indexed := EXISTS (SELECT FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid
+		                    JOIN pg_am am ON am.oid = ic.relam
+		                    WHERE i.indrelid = tbl AND i.indkey[0] = att.attnum AND am.amname = 'btree'
+		                      AND i.indisvalid AND i.indpred IS NULL);
+		-- A sequence's values are far below the snowflake IDs of now, but values put in by
+		-- hand may not be: any at or above the first ID of this millisecond could meet a new one.
 		IF gen = 'snowflake' AND NOT adopted AND NOT widen_type THEN
 			EXECUTE format('SELECT %I.snowflake_at(pg_catalog.now())', ext_schema) INTO bound;
 			IF seq.oid IS NOT NULL THEN
 				top := pg_sequence_last_value(seq.oid);
 			END IF;
-			IF EXISTS (SELECT FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid
-			            JOIN pg_am am ON am.oid = ic.relam
-			            WHERE i.indrelid = tbl AND i.indkey[0] = att.attnum AND am.amname = 'btree'
-			              AND i.indisvalid AND i.indpred IS NULL) THEN
+			IF indexed THEN
 				EXECUTE format('SELECT greatest($1, max(%I)) FROM %s', col, qtbl) INTO top USING top;
 			END IF;
 			IF top >= bound THEN
 				RAISE EXCEPTION 'column % of % holds values at or above the snowflake IDs of now', qcol, qtbl
 					USING ERRCODE = 'object_not_in_prerequisite_state',
 					      DETAIL = format('Its largest value is %s; the IDs issued from now on start at %s, so a new ID could equal an old one.', top, bound);
+			END IF;
+		END IF;
+		-- A ULID, or a version 7 UUID, whose time is after now would sort above every key
+		-- issued until then: a ulid column filled from gen_random_uuid() (random values, whose
+		-- first 48 bits read as years up to 10889), or rows backfilled with a future time.
+		-- A uuid column's version 4 values hold no time and stay where they sort.
+		IF gen IN ('snowflake_uuidv7', 'ulid') AND NOT adopted AND indexed THEN
+			EXECUTE format('SELECT max(%I)::text FROM %s', col, qtbl) INTO top_id;
+			IF top_id IS NOT NULL THEN
+				EXECUTE format('SELECT %I.%I($1::%s)', ext_schema,
+				               CASE gen WHEN 'ulid' THEN 'ulid_timestamp' ELSE 'uuidv7_timestamp' END,
+				               CASE gen WHEN 'ulid' THEN format('%I.ulid', ext_schema) ELSE 'uuid' END)
+				  INTO top_ts USING top_id;
+			END IF;
+			IF top_ts > clock_timestamp() THEN
+				RAISE EXCEPTION 'column % of % holds keys whose time is after now', qcol, qtbl
+					USING ERRCODE = 'object_not_in_prerequisite_state',
+					      DETAIL = format('Its largest value, %s, holds the time %s: every key %s() issues before then would sort below it.',
+					                      top_id, top_ts, gen),
+					      HINT = CASE gen WHEN 'ulid' THEN
+					                 'A ulid column filled from gen_random_uuid() holds random values, not times: keep such keys in a uuid column, '
+					                 'where snowflake_uuidv7() keeps version 7 keys apart from the old version 4 ones. Keys written ahead of time '
+					                 'must be corrected (or the time reached) before adopting.'
+					             ELSE 'Keys written ahead of time (uuidv7_from_time() of a future time, or a client whose clock is ahead) '
+					                  'must be corrected (or the time reached) before adopting.' END;
 			END IF;
 		END IF;
 
@@ -634,6 +660,10 @@ BEGIN
 	IF NOT adopted THEN
 		IF cur_default IS NOT NULL THEN
 			stmts := stmts || format('-- replaces DEFAULT %s; existing values stay', cur_default);
+		END IF;
+		IF NOT indexed AND NOT widen_type THEN
+			stmts := stmts || format('-- no valid btree index leads with %s: its values were not checked against the keys %s() issues from now',
+			                         qcol, gen);
 		END IF;
 		IF rel.relkind = 'p' THEN
 			stmts := stmts || '-- the new default reaches every partition, and partitions made later take it'::text;

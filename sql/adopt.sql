@@ -99,7 +99,7 @@ SELECT * FROM pg_temp.col('adopt_uuid');
 SELECT * FROM snowflake_adopt('adopt_uuid', 'id', dry_run => false);
 SELECT * FROM pg_temp.col('adopt_uuid');
 INSERT INTO adopt_uuid (v) VALUES ('c'), ('d');
-SELECT v, uuid_version(id) AS version,
+SELECT v, substr(id::text, 15, 1) AS version,
        abs(extract(epoch FROM uuidv7_timestamp(id) - clock_timestamp())) < 60 AS of_now
   FROM adopt_uuid ORDER BY v;
 -- the new ones in insertion order
@@ -112,6 +112,32 @@ SELECT * FROM snowflake_adopt('adopt_ulid', 'id', dry_run => false);
 INSERT INTO adopt_ulid (v) VALUES ('a');
 SELECT abs(extract(epoch FROM ulid_timestamp(id) - clock_timestamp())) < 60 AS of_now FROM adopt_ulid;
 SELECT * FROM snowflake_adopt('adopt_ulid', 'id');
+
+---------------------------------------------------------------------------------------------
+-- Keys whose time is after now are refused, for every new key would sort below them.
+-- A ulid key filled from gen_random_uuid() (the uuid-to-ulid cast is an assignment cast):
+-- its random first 48 bits read as times far ahead.
+CREATE TABLE adopt_ulid_v4 (id ulid PRIMARY KEY DEFAULT gen_random_uuid(), v text);
+INSERT INTO adopt_ulid_v4 (v) SELECT 'v4 ' || g FROM generate_series(1, 200) g;
+SELECT count(*) FILTER (WHERE ulid_timestamp(id) > now()) > 150 AS most_after_now FROM adopt_ulid_v4;
+SELECT regexp_replace(r, '[0-9A-Z]{26}, holds the time [^:]*:', '<key>, holds the time <t>:') AS refused
+  FROM pg_temp.try($$SELECT * FROM snowflake_adopt('adopt_ulid_v4', 'id')$$) r;
+SELECT pg_get_expr(adbin, adrelid) AS default_kept FROM pg_attrdef WHERE adrelid = 'adopt_ulid_v4'::regclass;
+-- a uuid key backfilled a day ahead
+CREATE TABLE adopt_uuid_ahead (id uuid PRIMARY KEY, v text);
+INSERT INTO adopt_uuid_ahead VALUES (uuidv7_from_time(now() - interval '1 day'), 'past'),
+                                    (uuidv7_from_time(now() + interval '1 day'), 'ahead');
+SELECT regexp_replace(r, '[0-9a-f-]{36}, holds the time [^:]*:', '<key>, holds the time <t>:') AS refused
+  FROM pg_temp.try($$SELECT * FROM snowflake_adopt('adopt_uuid_ahead', 'id', dry_run => false)$$) r;
+-- once that row is put right, the key is adopted
+UPDATE adopt_uuid_ahead SET id = uuidv7_from_time(now() - interval '1 hour') WHERE v = 'ahead';
+SELECT count(*) AS statements FROM snowflake_adopt('adopt_uuid_ahead', 'id', dry_run => false);
+INSERT INTO adopt_uuid_ahead (v) VALUES ('new');
+SELECT (SELECT id FROM adopt_uuid_ahead WHERE v = 'new') > ALL (SELECT id FROM adopt_uuid_ahead WHERE v <> 'new') AS new_above_old;
+-- a ulid column with no index leading with it is not checked, and the dry run says so
+CREATE TABLE adopt_ulid_bare (id ulid, v text);
+INSERT INTO adopt_ulid_bare VALUES (ulid_from_time(now() + interval '1 day'), 'ahead');
+SELECT * FROM snowflake_adopt('adopt_ulid_bare', 'id');
 
 ---------------------------------------------------------------------------------------------
 -- serial is integer: refused, with the foreign keys that point at it, unless widen => true
@@ -299,4 +325,5 @@ SELECT * FROM snowflake_adopt('orders', 'id', widen => true, drop_sequence => tr
 
 DROP TABLE orders, order_lines, adopt_bigserial, adopt_identity, adopt_always, adopt_uuid,
   adopt_ulid, adopt_serial, adopt_child, adopt_child_part, adopt_small, adopt_part,
-  adopt_part_identity, adopt_wait, adopt_shared, adopt_shared_2, adopt_high, adopt_misc CASCADE;
+  adopt_part_identity, adopt_wait, adopt_shared, adopt_shared_2, adopt_high, adopt_misc,
+  adopt_ulid_v4, adopt_uuid_ahead, adopt_ulid_bare CASCADE;

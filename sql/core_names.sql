@@ -23,12 +23,12 @@ SELECT count(*) AS shadowed
 -- every literal-argument form of ours resolves to one function
 SELECT uuidv7_timestamp(uuidv7_from_time('2024-05-06 07:08:09.123+00')) AS from_time,
        uuidv7_at('2024-05-06 07:08:09.123+00') AS at,
-       uuid_version(snowflake_uuidv7('-1 hour')) AS shifted,
+       substr(snowflake_uuidv7('-1 hour')::text, 15, 1) AS shifted,
        ulid_timestamp(ulid_at('2024-05-06 07:08:09.123+00')) AS ulid_at;
 
 -- a bare uuidv7(): none before 18 (the extension's is snowflake_uuidv7()); core's from 18 on
-SELECT uuid_version(uuidv7()) AS bare_uuidv7;
-SELECT uuid_version(uuidv7('2024-05-06 07:08:09+00')) AS bare_uuidv7_literal;
+SELECT substr(uuidv7()::text, 15, 1) AS bare_uuidv7;
+SELECT substr(uuidv7('2024-05-06 07:08:09+00')::text, 15, 1) AS bare_uuidv7_literal;
 
 -- where core has them, its functions and ours agree on every value ours make
 CREATE FUNCTION pg_temp.disagreements(core text, ours text) RETURNS text LANGUAGE plpgsql AS $$
@@ -47,5 +47,4 @@ BEGIN
             UNION ALL SELECT '00000000-0000-0000-0000-000000000000') s(u)$q$, core, ours) INTO n;
   RETURN n || ' of 1005 differ';
 END $$;
-SELECT pg_temp.disagreements('uuid_extract_version', 'uuid_version') AS version,
-       pg_temp.disagreements('uuid_extract_timestamp', 'uuidv7_timestamp') AS timestamp;
+SELECT pg_temp.disagreements('uuid_extract_timestamp', 'uuidv7_timestamp') AS timestamp;

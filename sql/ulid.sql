@@ -19,12 +19,14 @@ SELECT count(*) AS round_trips_ok FROM (SELECT ulid() AS u FROM generate_series(
  WHERE u::text::ulid = u AND u::uuid::ulid = u AND u::bytea::ulid = u
    AND u::uuid::text = (u::text::ulid)::uuid::text;
 
--- timestamps: casts both ways, ulid(ts) and ulid_at(ts)
+-- timestamps: casts both ways, ulid_from_time(ts) and ulid_at(ts)
 SELECT '2024-05-06 07:08:09.123456+00'::timestamptz::ulid AS smallest_of_ms,
        ulid_at('2024-05-06 07:08:09.123+00') AS ulid_at;
--- (ulid('...') with an untyped literal is a cast from text: give ulid(ts) a timestamptz)
-SELECT ulid_timestamp(ulid(timestamptz '2024-05-06 07:08:09.123456+00')) AS ts,
-       ulid(timestamptz '2024-05-06 07:08:09+00') <> ulid(timestamptz '2024-05-06 07:08:09+00') AS random;
+SELECT ulid_timestamp(ulid_from_time('2024-05-06 07:08:09.123456+00')) AS ts,
+       ulid_from_time('2024-05-06 07:08:09+00') <> ulid_from_time('2024-05-06 07:08:09+00') AS random;
+-- ulid('...') is the syntax of a cast from text, and no generator's: a time is no ULID
+SELECT ulid('2024-05-06 07:08:09+00');
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
 
 -- ulid(): 100,000 values, unique, strictly increasing in issue order, and within one
 -- millisecond each is the previous plus one (the spec's monotonic rule)
@@ -59,7 +61,7 @@ SELECT o.oprname, o.oprcanhash, o.oprcanmerge, c.oprname AS commutator, n.oprnam
 
 -- indexes: btree, hash and BRIN, each used and each right
 CREATE TABLE items (id ulid PRIMARY KEY, n int);
-INSERT INTO items SELECT ulid(now() - g * interval '1 second'), g FROM generate_series(1, 20000) g;
+INSERT INTO items SELECT ulid_from_time(now() - g * interval '1 second'), g FROM generate_series(1, 20000) g;
 CREATE INDEX items_hash ON items USING hash (id);
 CREATE INDEX items_brin ON items USING brin (id);
 ANALYZE items;
@@ -128,7 +130,7 @@ SELECT '\x0102'::bytea::ulid;
 \echo SQLSTATE :LAST_ERROR_SQLSTATE
 SELECT ulid_at('1969-12-31 23:59:59.999+00');
 \echo SQLSTATE :LAST_ERROR_SQLSTATE
-SELECT ulid(timestamptz 'infinity');
+SELECT ulid_from_time(timestamptz 'infinity');
 \echo SQLSTATE :LAST_ERROR_SQLSTATE
-SELECT ulid(NULL) IS NULL AS a, ulid_at(NULL) IS NULL AS b, ulid_timestamp(NULL) IS NULL AS c,
+SELECT ulid_from_time(NULL) IS NULL AS a, ulid_at(NULL) IS NULL AS b, ulid_timestamp(NULL) IS NULL AS c,
        NULL::ulid IS NULL AS d;

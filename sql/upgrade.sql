@@ -1,69 +1,13 @@
--- The upgrade from 0.1.0: data written under 0.1.0 (a ulid key with a btree and a hash index,
--- a uuid column whose DEFAULT is 0.1.0's uuidv7()) survives ALTER EXTENSION ... UPDATE, and
--- the updated catalog is the one a fresh install of the current version makes, object by
--- object and property by property. In a database of its own, so that the other tests keep
--- their extension and nothing of theirs holds this one.
+-- The upgrades from every released version (0.1.0, 0.2.0, 0.3.0) to the current one: data
+-- written under 0.1.0 (a ulid key with a btree and a hash index, a uuid column whose DEFAULT is
+-- 0.1.0's uuidv7(), a view that calls ulid(ts)) survives ALTER EXTENSION ... UPDATE, and each
+-- updated catalog is the one a fresh install of the current version makes, object by object
+-- and property by property. In a database of its own, so that the other tests keep their
+-- extension and nothing of theirs holds this one.
 CREATE DATABASE regress_snowflake_upgrade;
 \set regress_db :DBNAME
 \c regress_snowflake_upgrade
 SET timezone = 'UTC';
-CREATE EXTENSION snowflake VERSION '0.1.0';
-SELECT extversion FROM pg_extension WHERE extname = 'snowflake';
-
--- qualified: on PostgreSQL 18 and later a bare uuidv7() is pg_catalog's, not 0.1.0's
-CREATE TABLE kept (
-  id ulid NOT NULL DEFAULT ulid(),
-  u uuid NOT NULL DEFAULT public.uuidv7(),
-  s bigint NOT NULL DEFAULT snowflake(),
-  n integer NOT NULL
-);
-CREATE INDEX kept_id_btree ON kept USING btree (id);
-CREATE INDEX kept_id_hash ON kept USING hash (id);
-INSERT INTO kept (n) SELECT g FROM generate_series(1, 500) g;
-INSERT INTO kept (id, n)
-  SELECT ulid(timestamptz '2024-02-29 12:00:00+00' + g * interval '1 hour'), 500 + g
-    FROM generate_series(1, 500) g;
--- the default really was 0.1.0's generator: the extension's function named uuidv7
-SELECT p.proname, p.pronamespace::regnamespace AS schema
-  FROM pg_attrdef a JOIN pg_attribute t ON t.attrelid = a.adrelid AND t.attnum = a.adnum
-  JOIN pg_depend x ON x.classid = 'pg_attrdef'::regclass AND x.objid = a.oid
-                  AND x.refclassid = 'pg_proc'::regclass
-  JOIN pg_proc p ON p.oid = x.refobjid
-  JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
- WHERE a.adrelid = 'kept'::regclass AND t.attname = 'u';
-CREATE TABLE kept_before AS SELECT * FROM kept;
-
-ALTER EXTENSION snowflake UPDATE;
-SELECT extversion FROM pg_extension WHERE extname = 'snowflake';
-
--- the column defaults follow the rename
-SELECT t.attname, pg_get_expr(a.adbin, a.adrelid) AS default_expr
-  FROM pg_attrdef a JOIN pg_attribute t ON t.attrelid = a.adrelid AND t.attnum = a.adnum
- WHERE a.adrelid = 'kept'::regclass ORDER BY t.attnum;
-INSERT INTO kept (n) SELECT 1000 + g FROM generate_series(1, 10) g;
-SELECT count(*) AS new_rows, bool_and(uuid_version(u) = 7) AS v7,
-       bool_and(u > ALL (SELECT u FROM kept_before)) AS after_old_ones
-  FROM kept WHERE n > 1000;
-DELETE FROM kept WHERE n > 1000;
-
--- the btree index returns every old row, in order
-SET enable_seqscan = off;
-SET enable_bitmapscan = off;
-EXPLAIN (COSTS OFF) SELECT id FROM kept WHERE id >= '00000000000000000000000000' ORDER BY id;
-SELECT (SELECT array_agg(id) FROM (SELECT id FROM kept WHERE id >= '00000000000000000000000000'
-                                     ORDER BY id) s)
-       = (SELECT array_agg(id ORDER BY id) FROM kept_before) AS btree_same_rows;
--- the hash index finds every old row by its key (the btree index out of the way)
-BEGIN;
-DROP INDEX kept_id_btree;
-SET LOCAL enable_hashjoin = off;
-SET LOCAL enable_mergejoin = off;
-EXPLAIN (COSTS OFF) SELECT n FROM kept WHERE id = '00000000000000000000000000';
-SELECT count(*) AS found, count(*) FILTER (WHERE k.n = b.n AND k.u = b.u AND k.s = b.s) AS equal
-  FROM kept_before b JOIN kept k ON k.id = b.id;
-ROLLBACK;
-RESET enable_seqscan;
-RESET enable_bitmapscan;
 
 -- Every object of the extension, one row per object and aspect, with its properties as text
 -- (names, never OIDs, so that two installs compare).
@@ -189,6 +133,70 @@ SELECT 'family function', format('%s using %s: support %s (%s, %s)', f.opfname, 
   JOIN pg_am am ON am.oid = f.opfmethod
   JOIN pg_amproc p ON p.amprocfamily = f.oid;
 
+---------------------------------------------------------------------------------------------
+-- from 0.1.0, with data
+CREATE EXTENSION snowflake VERSION '0.1.0';
+SELECT extversion FROM pg_extension WHERE extname = 'snowflake';
+
+-- qualified: on PostgreSQL 18 and later a bare uuidv7() is pg_catalog's, not 0.1.0's
+CREATE TABLE kept (
+  id ulid NOT NULL DEFAULT ulid(),
+  u uuid NOT NULL DEFAULT public.uuidv7(),
+  s bigint NOT NULL DEFAULT snowflake(),
+  n integer NOT NULL
+);
+CREATE INDEX kept_id_btree ON kept USING btree (id);
+CREATE INDEX kept_id_hash ON kept USING hash (id);
+INSERT INTO kept (n) SELECT g FROM generate_series(1, 500) g;
+INSERT INTO kept (id, n)
+  SELECT ulid(timestamptz '2024-02-29 12:00:00+00' + g * interval '1 hour'), 500 + g
+    FROM generate_series(1, 500) g;
+-- the default really was 0.1.0's generator: the extension's function named uuidv7
+SELECT p.proname, p.pronamespace::regnamespace AS schema
+  FROM pg_attrdef a JOIN pg_attribute t ON t.attrelid = a.adrelid AND t.attnum = a.adnum
+  JOIN pg_depend x ON x.classid = 'pg_attrdef'::regclass AND x.objid = a.oid
+                  AND x.refclassid = 'pg_proc'::regclass
+  JOIN pg_proc p ON p.oid = x.refobjid
+  JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
+ WHERE a.adrelid = 'kept'::regclass AND t.attname = 'u';
+CREATE TABLE kept_before AS SELECT * FROM kept;
+CREATE VIEW kept_backfill AS SELECT ulid(timestamptz '2024-02-29 12:00:00+00') AS id;
+
+ALTER EXTENSION snowflake UPDATE;
+SELECT extversion FROM pg_extension WHERE extname = 'snowflake';
+
+-- the column defaults follow the rename
+SELECT t.attname, pg_get_expr(a.adbin, a.adrelid) AS default_expr
+  FROM pg_attrdef a JOIN pg_attribute t ON t.attrelid = a.adrelid AND t.attnum = a.adnum
+ WHERE a.adrelid = 'kept'::regclass ORDER BY t.attnum;
+INSERT INTO kept (n) SELECT 1000 + g FROM generate_series(1, 10) g;
+-- and so does a view that called ulid(ts), now ulid_from_time(ts)
+SELECT pg_get_viewdef('kept_backfill') AS backfill_view;
+SELECT ulid_timestamp(id) AS backfill_time FROM kept_backfill;
+SELECT count(*) AS new_rows, bool_and(substr(u::text, 15, 1) = '7') AS v7,
+       bool_and(u > ALL (SELECT u FROM kept_before)) AS after_old_ones
+  FROM kept WHERE n > 1000;
+DELETE FROM kept WHERE n > 1000;
+
+-- the btree index returns every old row, in order
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT id FROM kept WHERE id >= '00000000000000000000000000' ORDER BY id;
+SELECT (SELECT array_agg(id) FROM (SELECT id FROM kept WHERE id >= '00000000000000000000000000'
+                                     ORDER BY id) s)
+       = (SELECT array_agg(id ORDER BY id) FROM kept_before) AS btree_same_rows;
+-- the hash index finds every old row by its key (the btree index out of the way)
+BEGIN;
+DROP INDEX kept_id_btree;
+SET LOCAL enable_hashjoin = off;
+SET LOCAL enable_mergejoin = off;
+EXPLAIN (COSTS OFF) SELECT n FROM kept WHERE id = '00000000000000000000000000';
+SELECT count(*) AS found, count(*) FILTER (WHERE k.n = b.n AND k.u = b.u AND k.s = b.s) AS equal
+  FROM kept_before b JOIN kept k ON k.id = b.id;
+ROLLBACK;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+
 -- every member is of a kind compared above (a new kind of object needs its own rows here)
 SELECT pg_describe_object(d.classid, d.objid, 0) AS member_of_a_kind_not_compared
   FROM pg_depend d JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'snowflake'
@@ -197,26 +205,56 @@ SELECT pg_describe_object(d.classid, d.objid, 0) AS member_of_a_kind_not_compare
                          'pg_operator'::regclass, 'pg_opclass'::regclass,
                          'pg_opfamily'::regclass);
 
--- the updated catalog, kept in a plain table; then the current version installed afresh
-CREATE TABLE upgraded_catalog AS SELECT * FROM extension_catalog;
+-- each updated catalog is kept in a plain table
+CREATE TABLE upgraded_catalog AS SELECT '0.1.0' AS from_version, * FROM extension_catalog;
+DROP VIEW kept_backfill;
 DROP TABLE kept, kept_before;
 DROP EXTENSION snowflake;
+
+---------------------------------------------------------------------------------------------
+-- from 0.2.0: 1.0.0 drops uuid_version(), and while a view uses it the update stops with a
+-- hint, changing nothing
+CREATE EXTENSION snowflake VERSION '0.2.0';
+CREATE VIEW versions AS SELECT uuid_version(snowflake_uuidv7()) AS v;
+ALTER EXTENSION snowflake UPDATE;
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+SELECT extversion FROM pg_extension WHERE extname = 'snowflake';
+SELECT v FROM versions;
+DROP VIEW versions;
+ALTER EXTENSION snowflake UPDATE;
+SELECT extversion FROM pg_extension WHERE extname = 'snowflake';
+SELECT to_regprocedure('uuid_version(uuid)') IS NULL AS uuid_version_gone;
+INSERT INTO upgraded_catalog SELECT '0.2.0', * FROM extension_catalog;
+DROP EXTENSION snowflake;
+
+---------------------------------------------------------------------------------------------
+-- from 0.3.0
+CREATE EXTENSION snowflake VERSION '0.3.0';
+ALTER EXTENSION snowflake UPDATE;
+SELECT extversion FROM pg_extension WHERE extname = 'snowflake';
+INSERT INTO upgraded_catalog SELECT '0.3.0', * FROM extension_catalog;
+DROP EXTENSION snowflake;
+
+---------------------------------------------------------------------------------------------
+-- the current version installed afresh
 CREATE EXTENSION snowflake;
 CREATE TABLE fresh_catalog AS SELECT * FROM extension_catalog;
 
 -- what each side compared (the figures grow with the extension)
-SELECT kind, count(*) > 0 AS compared,
+SELECT from_version, kind, count(*) > 0 AS compared,
        count(*) = (SELECT count(*) FROM fresh_catalog f WHERE f.kind = u.kind) AS same_count
-  FROM upgraded_catalog u GROUP BY kind ORDER BY kind COLLATE "C";
-SELECT count(*) >= 150 AS rows_compared FROM upgraded_catalog;
+  FROM upgraded_catalog u GROUP BY from_version, kind ORDER BY from_version, kind COLLATE "C";
+SELECT from_version, count(*) >= 150 AS rows_compared FROM upgraded_catalog GROUP BY from_version ORDER BY 1;
 
--- in the update only, then in the fresh install only: no rows
-SELECT 'upgraded only' AS side, * FROM
-  (SELECT * FROM upgraded_catalog EXCEPT SELECT * FROM fresh_catalog) s
+-- in an update only, then in the fresh install only: no rows
+SELECT v.from_version, 'upgraded only' AS side, s.* FROM (VALUES ('0.1.0'), ('0.2.0'), ('0.3.0')) v(from_version),
+  LATERAL (SELECT kind, object, properties FROM upgraded_catalog u WHERE u.from_version = v.from_version
+           EXCEPT SELECT * FROM fresh_catalog) s
 UNION ALL
-SELECT 'fresh only', * FROM
-  (SELECT * FROM fresh_catalog EXCEPT SELECT * FROM upgraded_catalog) s
-ORDER BY 1, 2, 3, 4;
+SELECT v.from_version, 'fresh only', s.* FROM (VALUES ('0.1.0'), ('0.2.0'), ('0.3.0')) v(from_version),
+  LATERAL (SELECT * FROM fresh_catalog
+           EXCEPT SELECT kind, object, properties FROM upgraded_catalog u WHERE u.from_version = v.from_version) s
+ORDER BY 1, 2, 3, 4, 5;
 
 \c :regress_db
 DROP DATABASE regress_snowflake_upgrade;

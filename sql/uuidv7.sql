@@ -4,9 +4,6 @@ SET timezone = 'UTC';
 -- the version and variant bits
 SELECT substr(u::text, 15, 1) AS version_digit, substr(u::text, 20, 1) IN ('8', '9', 'a', 'b') AS variant_10
   FROM (SELECT snowflake_uuidv7() AS u) s;
-SELECT uuid_version(snowflake_uuidv7()) AS v7, uuid_version(gen_random_uuid()) AS v4,
-       uuid_version('00000000-0000-0000-0000-000000000000') AS nil,
-       uuid_version('6ba7b810-9dad-11d1-80b4-00c04fd430c8') AS v1;
 
 -- RFC 9562 appendix A.6's example: Tuesday, February 22, 2022 2:22:22.00 PM GMT-05:00
 SELECT uuidv7_timestamp('017F22E2-79B0-7CC3-98C4-DC0C0C07398F');
@@ -29,14 +26,14 @@ SELECT count(DISTINCT substr(u::text, 20)) = count(*) AS rand_b_distinct FROM v7
 
 -- uuidv7_from_time(ts): a version 7 at that millisecond, random otherwise
 SELECT uuidv7_timestamp(uuidv7_from_time('2024-05-06 07:08:09.123456+00')) AS ts,
-       uuid_version(uuidv7_from_time('2024-05-06 07:08:09+00')) AS version,
+       substr(uuidv7_from_time('2024-05-06 07:08:09+00')::text, 15, 1) AS version,
        uuidv7_from_time('2024-05-06 07:08:09+00') <> uuidv7_from_time('2024-05-06 07:08:09+00') AS random;
 
 -- snowflake_uuidv7(shift): like core's uuidv7(interval), the time shifted by an interval
 SELECT uuidv7_timestamp(snowflake_uuidv7('-1 day')) BETWEEN clock_timestamp() - interval '1 day 1 second'
                                                         AND clock_timestamp() - interval '1 day' AS a_day_back,
        uuidv7_timestamp(snowflake_uuidv7(interval '1 hour')) > clock_timestamp() + interval '59 minutes' AS an_hour_ahead,
-       uuid_version(snowflake_uuidv7('0')) AS version,
+       substr(snowflake_uuidv7('0')::text, 15, 1) AS version,
        snowflake_uuidv7('1 second') <> snowflake_uuidv7('1 second') AS random;
 -- a value shifted ahead leaves the server-wide sequence where it was
 SELECT snowflake_uuidv7(interval '1 year') > snowflake_uuidv7() AS ahead,
@@ -72,5 +69,4 @@ SELECT pg_temp.try($$SELECT uuidv7_at('-infinity')$$);
 SELECT pg_temp.try($$SELECT snowflake_uuidv7('-100 years')$$);
 SELECT pg_temp.try($$SELECT snowflake_uuidv7('10000 years')$$);
 SELECT pg_temp.try($$SELECT snowflake_uuidv7('1 fortnight')$$);
-SELECT snowflake_uuidv7(NULL) IS NULL AS shift_null, uuidv7_from_time(NULL) IS NULL AS a, uuidv7_at(NULL) IS NULL AS b, uuidv7_timestamp(NULL) IS NULL AS c,
-       uuid_version(NULL) IS NULL AS d;
+SELECT snowflake_uuidv7(NULL) IS NULL AS shift_null, uuidv7_from_time(NULL) IS NULL AS a, uuidv7_at(NULL) IS NULL AS b, uuidv7_timestamp(NULL) IS NULL AS c;
