@@ -6,7 +6,8 @@ CORE_OBJS = src/core/clock.o src/core/chacha.o src/core/id128.o src/core/ulid_co
 	src/core/foreign_codec.o
 OBJS = $(CORE_OBJS) src/glue/module.o src/glue/clock_glue.o src/glue/snowflake_fn.o \
 	src/glue/uuidv7_fn.o src/glue/ulid_type.o src/glue/reservation.o src/glue/status.o \
-	src/glue/foreign_fn.o src/glue/observe.o
+	src/glue/foreign_fn.o src/glue/observe.o \
+	src/glue/legacy_symbols.o
 
 # extension/ holds the install script, copied to its versioned name at build time, and the
 # upgrade scripts; only those are installed, and 0.1.0's install script as released (from

@@ -127,7 +127,7 @@ Datum decoded_record(FunctionCallInfo fcinfo, TimestampTz ts, uint32_t shard, ui
 
 }  // namespace snowflake::glue
 
-SNOWFLAKE_FUNCTION(snowflake_next) {
+SNOWFLAKE_FUNCTION(snowflake_generate) {
   check_snowflake_settings();
   if (shard_count > 1)
     return Int64GetDatum(
@@ -135,7 +135,7 @@ SNOWFLAKE_FUNCTION(snowflake_next) {
   return Int64GetDatum(issue(static_cast<uint32_t>(shard_id)));
 }
 
-SNOWFLAKE_FUNCTION(snowflake_next_shard) {
+SNOWFLAKE_FUNCTION(snowflake_generate_shard) {
   const int32 shard = PG_GETARG_INT32(0);
   if (shard < 0 || static_cast<uint32_t>(shard) > kMaxShard) raise_bad_shard(shard);
   return Int64GetDatum(issue(static_cast<uint32_t>(shard)));

@@ -181,7 +181,7 @@ SNOWFLAKE_FUNCTION(ulid_generate) {
   }
 }
 
-SNOWFLAKE_FUNCTION(ulid_generate_at_time) {
+SNOWFLAKE_FUNCTION(ulid_from_time) {
   const uint64_t ms = timestamptz_to_unix_ms48(PG_GETARG_TIMESTAMPTZ(0));
   uint8_t bytes[16];
   ulid_compose(bytes, ms, random_u80());

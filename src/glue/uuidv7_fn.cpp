@@ -39,7 +39,7 @@ SNOWFLAKE_FUNCTION(snowflake_uuidv7) {
   }
 }
 
-SNOWFLAKE_FUNCTION(snowflake_uuidv7_at_time) {
+SNOWFLAKE_FUNCTION(uuidv7_from_time) {
   const uint64_t ms = timestamptz_to_unix_ms48(PG_GETARG_TIMESTAMPTZ(0));
   const uint64_t rand_a = random_u64();
   uint8_t bytes[16];
@@ -64,20 +64,14 @@ SNOWFLAKE_FUNCTION(snowflake_uuidv7_shift) {
   return uuid_datum(bytes);
 }
 
-SNOWFLAKE_FUNCTION(snowflake_uuidv7_at) {
+SNOWFLAKE_FUNCTION(uuidv7_at) {
   uint8_t bytes[16];
   uuidv7_compose(bytes, timestamptz_to_unix_ms48(PG_GETARG_TIMESTAMPTZ(0)), 0, 0);
   return uuid_datum(bytes);
 }
 
-SNOWFLAKE_FUNCTION(snowflake_uuidv7_timestamp) {
+SNOWFLAKE_FUNCTION(uuidv7_timestamp) {
   const pg_uuid_t *u = PG_GETARG_UUID_P(0);
   if (uuid_version(u->data) != 7) PG_RETURN_NULL();
   return TimestampTzGetDatum(unix_ms_to_timestamptz(static_cast<int64_t>(uuid_unix_ms(u->data))));
-}
-
-SNOWFLAKE_FUNCTION(snowflake_uuid_version) {
-  const int version = uuid_version(PG_GETARG_UUID_P(0)->data);
-  if (version < 0) PG_RETURN_NULL();
-  return Int32GetDatum(version);
 }
