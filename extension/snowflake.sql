@@ -597,7 +597,7 @@ BEGIN
 		-- first 48 bits read as years up to 10889), or rows backfilled with a future time.
 		-- A uuid column's version 4 values hold no time and stay where they sort.
 		IF gen IN ('snowflake_uuidv7', 'ulid') AND NOT adopted AND indexed THEN
-			EXECUTE format('SELECT max(%I)::text FROM %s', col, qtbl) INTO top_id;
+			EXECUTE format('SELECT %I::text FROM %s WHERE %I IS NOT NULL ORDER BY %I DESC LIMIT 1', col, qtbl, col, col) INTO top_id;
 			IF top_id IS NOT NULL THEN
 				EXECUTE format('SELECT %I.%I($1::%s)', ext_schema,
 				               CASE gen WHEN 'ulid' THEN 'ulid_timestamp' ELSE 'uuidv7_timestamp' END,
