@@ -1,5 +1,6 @@
--- A catalogue of bad and edge inputs for every function, with the SQLSTATE of each, and what
--- an ordinary user may and may not do.
+-- One row per edge input of every function, with its value or its SQLSTATE and message; then
+-- the functions' security properties, and what an ordinary user and pg_monitor may do.
+-- (Settings, shards and failing statements: bad_input.sql.)
 SET timezone = 'UTC';
 CREATE FUNCTION pg_temp.outcome(q text) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE r text;

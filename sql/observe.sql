@@ -1,6 +1,6 @@
 -- Causal order across servers: after snowflake_observe(id), every ID this server issues is
 -- above id, of every kind and on every shard; an ID too far ahead is refused. (The two-server
--- test with clocks 5 s apart is test/t/011_causality.pl.)
+-- test with clocks 5 s apart is test/t/012_causality.pl.)
 SET timezone = 'UTC';
 
 -- An ID from a server whose clock is 1 s ahead: without observing, this server's IDs are
