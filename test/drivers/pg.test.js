@@ -118,6 +118,22 @@ test('text: a Number parameter for an ID above 2^53 is another ID', async () => 
   assert.notEqual(r.rows[0].sent, exact)
 })
 
+// The README's ORMs section: int8 (OID 20) parsed by parseInt is another ID; by BigInt, exact.
+test('text: an int8 type parser of parseInt rounds an ID, of BigInt keeps it', async () => {
+  const r0 = oddId()
+  const parsedBy = (parser) => ({
+    getTypeParser: (oid, format) => (oid === 20 ? parser : pg.types.getTypeParser(oid, format)),
+  })
+  const sql = 'SELECT sf FROM ids WHERE k = $1'
+  const rounded = (await client.query({ text: sql, values: [r0.k], types: parsedBy(parseInt) })).rows[0].sf
+  assert.equal(typeof rounded, 'number')
+  assert.notEqual(BigInt(rounded), BigInt(r0.sf_text))
+  const exact = (await client.query({ text: sql, values: [r0.k], types: parsedBy(BigInt) })).rows[0].sf
+  assert.equal(exact, BigInt(r0.sf_text))
+  assert.throws(() => JSON.stringify({ id: exact }), TypeError)
+  assert.equal(JSON.stringify({ id: exact.toString() }), `{"id":"${r0.sf_text}"}`)
+})
+
 test('binary results: not usable with pg 8; binary parameters are exact', async () => {
   const sql = 'SELECT k, sf, u, l FROM ids ORDER BY k'
   // binary: true takes effect only in the extended protocol: a query without parameters

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # The IDs through real drivers: psycopg 3, psycopg2 and node-postgres (pg 8, pinned by
-# package-lock.json and installed with npm ci into the work folder), against a throwaway
-# server with the extension preloaded. Exits non-zero when any of the three fails.
+# package-lock.json and installed with npm ci into the work folder), and through the ORMs
+# SQLAlchemy and Django (Debian's, on psycopg2) running the README's recipes, against a
+# throwaway server with the extension preloaded. Exits non-zero when any of the five fails.
 source "$(dirname "$0")/../../scripts/common.sh"
 
 # Debian's Node.js and npm, unless the machine has a node and an npm already (NodeSource's
 # nodejs, for one, provides npm and conflicts with Debian's npm package).
 node_packages=(nodejs npm)
 if command -v node >/dev/null && command -v npm >/dev/null; then node_packages=(); fi
-install_packages python3 python3-psycopg python3-psycopg2 ${node_packages[@]+"${node_packages[@]}"}
+install_packages python3 python3-psycopg python3-psycopg2 python3-sqlalchemy python3-django \
+  ${node_packages[@]+"${node_packages[@]}"}
 ensure_server_user
 prepare_work
 build_and_install
@@ -36,9 +38,11 @@ drive() {
 drive "psycopg 3" python3 test_psycopg.py
 drive "psycopg2" python3 test_psycopg2.py
 drive "node-postgres" node --test pg.test.js
+drive "SQLAlchemy" python3 test_sqlalchemy.py
+drive "Django" python3 test_django.py
 
 if [ ${#failed[@]} -ne 0 ]; then
   echo "drivers failed: ${failed[*]}"
   exit 1
 fi
-echo "drivers: all three passed"
+echo "drivers: all five passed"

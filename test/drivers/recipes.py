@@ -1,0 +1,51 @@
+"""The ORM recipes as the README gives them: the ```python blocks of its "### ORMs" section,
+run as they are, so that the README's code is the code under test. Until README.md has
+that section, docs-orm-section.md at the top of the tree stands in for it."""
+import os
+import re
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+HEADING = "### ORMs"
+
+
+def section():
+    """(file name, line number of the heading, text of the section up to the next heading
+    of level 1 to 3)."""
+    for name in ("README.md", "docs-orm-section.md"):
+        path = os.path.join(ROOT, name)
+        if not os.path.exists(path):
+            continue
+        with open(path, encoding="utf-8") as f:
+            lines = f.read().split("\n")
+        if HEADING not in lines:
+            continue
+        start = lines.index(HEADING)
+        end = start + 1
+        while end < len(lines) and not re.match(r"#{1,3} ", lines[end]):
+            end += 1
+        return name, start + 1, "\n".join(lines[start:end])
+    raise AssertionError(f"no '{HEADING}' section in README.md (nor docs-orm-section.md)")
+
+
+def blocks():
+    """Every ```python block of the section: (file name, first line number, source)."""
+    name, first, text = section()
+    found = []
+    for m in re.finditer(r"^```python\n(.*?)^```$", text, re.M | re.S):
+        found.append((name, first + text.count("\n", 0, m.start(1)), m.group(1)))
+    return found
+
+
+def block(marker):
+    """The one block whose source contains marker."""
+    hits = [b for b in blocks() if marker in b[2]]
+    assert len(hits) == 1, f"{len(hits)} python blocks of '{HEADING}' hold {marker!r}, not one"
+    return hits[0]
+
+
+def run(found, namespace):
+    """Runs a block in namespace; a traceback names the README's own lines."""
+    name, line, source = found
+    code = compile("\n" * (line - 1) + source, os.path.join(ROOT, name), "exec")
+    exec(code, namespace)  # the README's code, as a reader would paste it
+    return namespace
