@@ -4,10 +4,13 @@ EXTVERSION = $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" $(EXTENSION).co
 MODULE_big = snowflake
 CORE_OBJS = src/core/clock.o src/core/chacha.o src/core/id128.o src/core/ulid_codec.o \
 	src/core/foreign_codec.o
-OBJS = $(CORE_OBJS) src/glue/module.o src/glue/clock_glue.o src/glue/snowflake_fn.o \
-	src/glue/uuidv7_fn.o src/glue/ulid_type.o src/glue/reservation.o src/glue/status.o \
-	src/glue/foreign_fn.o src/glue/observe.o \
-	src/glue/legacy_symbols.o
+# The glue: one file per SQL family (snowflake, uuidv7, ulid, foreign, observe, status), the
+# module's start-up and settings, and what the families share (src/glue/*.hpp).
+GLUE_OBJS = src/glue/module.o src/glue/settings.o src/glue/clock.o src/glue/random.o \
+	src/glue/timestamps.o src/glue/generation.o src/glue/reservation.o \
+	src/glue/reservation_storage.o src/glue/snowflake.o src/glue/uuidv7.o src/glue/ulid.o \
+	src/glue/foreign.o src/glue/observe.o src/glue/status.o src/glue/legacy_symbols.o
+OBJS = $(CORE_OBJS) $(GLUE_OBJS)
 
 # extension/ holds the install script, copied to its versioned name at build time, and the
 # upgrade scripts; only those are installed, and 0.1.0's install script as released (from
@@ -34,7 +37,7 @@ ifdef ERROR_ON_WARNING
 WERROR = -Werror
 endif
 PG_CXXFLAGS += -std=c++17 -Wall -Wextra $(WERROR) -fno-strict-aliasing
-# Export only what the server looks up (PGDLLEXPORT, see src/glue/glue.hpp).
+# Export only what the server looks up (PGDLLEXPORT, see src/glue/pg.hpp).
 PG_CXXFLAGS += -fvisibility=hidden
 PG_CPPFLAGS += -isystem $(shell $(PG_CONFIG) --includedir-server)
 PG_CPPFLAGS += -DSNOWFLAKE_VERSION='"$(EXTVERSION)"'

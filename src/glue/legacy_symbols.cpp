@@ -2,9 +2,9 @@
 // them, and so does the catalog of a database not yet updated to 1.0.0 (its functions keep
 // the symbol they were created with until ALTER EXTENSION snowflake UPDATE). Each old name
 // calls the function that carries the 1.0.0 name; none is named by extension/snowflake.sql.
-#include "glue.hpp"
-
 #include "../core/id128.hpp"
+
+#include "pg.hpp"
 
 extern "C" {
 #include "utils/uuid.h"

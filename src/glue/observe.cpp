@@ -4,7 +4,12 @@
 // reservation is made to cover it, so that this holds after a restart too.
 // snowflake_observe_trigger() does the same for the ID columns of each row that replication
 // applies, and never raises for a value: what it may not observe it counts.
-#include "glue.hpp"
+#include "clock.hpp"
+#include "generation.hpp"
+#include "reservation.hpp"
+#include "settings.hpp"
+#include "snowflake.hpp"
+#include "state.hpp"
 
 extern "C" {
 #include "access/htup_details.h"

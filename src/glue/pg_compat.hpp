@@ -1,5 +1,5 @@
 // Every difference between the PostgreSQL majors the extension supports (15 to 19), in one
-// place. Included by glue.hpp right after postgres.h, inside its extern "C" block.
+// place. Included by pg.hpp right after postgres.h, inside its extern "C" block.
 #pragma once
 
 #if PG_VERSION_NUM < 150000

@@ -1,95 +1,40 @@
-// The durable reservation: a time that every ID of every kind stays below, kept in a file in
-// the data directory and in WAL. One background worker, the reservation writer, logs it to
-// WAL (flushed), writes and fsyncs the file, and only then publishes it, ahead of need;
-// generators never write it, and wait for it (interruptibly) only when a value would reach
-// it. So the record that covers an ID is in WAL before any row that holds the ID, and a
-// standby, a point-in-time recovery or a base backup started as a server replays the
-// reservation of every row it has. At server start the reservation is a floor for the IDs'
-// time; at server exit it is lowered to just above the last ID issued, so that a restart
-// leaves no lead. With synchronous standbys, a reservation is published only once they have
-// its record. A generator waits for the writer on a condition variable, for at most
-// snowflake.reservation_timeout, and then raises an ERROR that names the writer.
-#include "glue.hpp"
-
+// The durable reservation: a time that every ID of every kind stays below, kept in a file in the
+// data directory and in WAL (reservation_storage.cpp). One background worker, the reservation
+// writer, logs it to WAL (flushed), writes and fsyncs the file, and only then publishes it, ahead
+// of need; generators never write it, and wait for it (interruptibly) only when a value would reach
+// it. So the record that covers an ID is in WAL before any row that holds the ID, and a standby, a
+// point-in-time recovery or a base backup started as a server replays the reservation of every row
+// it has. At server start the reservation is a floor for the IDs' time; at server exit it is
+// lowered to just above the last ID issued, so that a restart leaves no lead. With synchronous
+// standbys, a reservation is published only once they have its record. A generator waits for the
+// writer on a condition variable, for at most snowflake.reservation_timeout, and then raises an
+// ERROR that names the writer.
+#include <algorithm>
 #include <cerrno>
-#include <cinttypes>
-#include <cstdlib>
+
+#include "clock.hpp"
+#include "reservation.hpp"
+#include "reservation_storage.hpp"
+#include "settings.hpp"
+#include "state.hpp"
 
 extern "C" {
-#include <fcntl.h>
-#include <unistd.h>
-
-#include "access/xlog.h"
-#include "access/xlog_internal.h"
-#include "access/xloginsert.h"
-#include "access/xlogreader.h"
-#include "lib/stringinfo.h"
+#include "miscadmin.h"
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
 #include "postmaster/interrupt.h"
-#include "replication/syncrep.h"
-#include "storage/condition_variable.h"
 #include "storage/fd.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
 #include "tcop/tcopprot.h"
 #include "utils/guc.h"
+#include "utils/timestamp.h"
 #include "utils/wait_event.h"
 }
 
 namespace snowflake::glue {
 
-int reservation_window_ms = 1000;
-int reservation_timeout_ms = 10000;
 ConditionVariable *reservation_cv = nullptr;
-
-namespace {
-
-constexpr char kFile[] = "snowflake.reservation";
-constexpr char kTempFile[] = "snowflake.reservation.tmp";
-// Version 2 records snowflake.epoch too; version 1 (0.1.0) is read, and rewritten as 2.
-constexpr char kHeader1[] = "snowflake reservation 1\n";
-constexpr char kHeader2[] = "snowflake reservation 2\n";
-constexpr char kEpochField[] = "epoch ";
-// The clock counts nanoseconds in an int64: a reservation past 2262-04-11 cannot be a time.
-constexpr uint64_t kMaxReservationMs = static_cast<uint64_t>(INT64_MAX / 1000000);
-
-bool write_reservation_file(uint64_t unix_ms, int elevel);
-
-// ---- The reservation in WAL: one record per extension, from the custom resource manager
-// SNOWFLAKE_RMGR_ID (pg_compat.hpp says why that ID).
-
-constexpr uint8 kXlogReserve = 0x00;
-
-struct XlReserve {
-  uint64_t reserved_unix_ms;
-  int64_t epoch_ms;
-};
-
-// Logs a new reservation and flushes it: on return it is in WAL before any row that holds
-// an ID it covers, since no such ID exists before the reservation is published. With
-// synchronous standbys it also waits for them, as a commit does, so that a standby promoted
-// after a failover holds every reservation whose IDs a client may have seen. Returns false
-// if that wait was cut short (the writer is being stopped): then nothing is published.
-bool log_reservation(uint64_t unix_ms) {
-  XlReserve rec{unix_ms, epoch_ms};
-  XLogBeginInsert();
-  XLogRegisterData(reinterpret_cast<char *>(&rec), sizeof rec);
-  const XLogRecPtr lsn = XLogInsert(SNOWFLAKE_RMGR_ID, kXlogReserve);
-  XLogFlush(lsn);
-  SyncRepWaitForLSN(lsn, false);
-  return !ProcDiePending;
-}
-
-// The record's contents; false for a record of another length (another module's, with this
-// ID), which redo refuses and describing only reports.
-bool read_record(XLogReaderState *record, XlReserve *rec) {
-  if (XLogRecGetDataLen(record) != sizeof *rec) return false;
-  std::memcpy(rec, XLogRecGetData(record), sizeof *rec);
-  return true;
-}
-
-double ms_to_s(int64_t ms) { return static_cast<double>(ms) / 1000.0; }
 
 // How far ahead of the clock a reservation may be and still be held as a floor that fades
 // (its reach past the last IDs); further ahead, the clock was wrong, and runs from it.
@@ -113,158 +58,9 @@ void refuse_changed_epoch(Reservation &r, int64_t stored_epoch_ms) {
                    static_cast<long long>(stored_epoch_ms))));
 }
 
-// Redo: the reservation, and the IDs' time, rise to the record's (never lower), so replaying
-// a record twice changes nothing, and nothing but shared memory is needed (no SQL object).
-// A reservation far ahead of this server's clock (its clock is behind the primary's) makes
-// the clock run from it, so that a promoted standby generates at its usual pace at once.
-void snowflake_redo(XLogReaderState *record) {
-  const uint8 info = XLogRecGetInfo(record) & ~XLR_INFO_MASK;
-  XlReserve rec;
-  if (info != kXlogReserve || !read_record(record, &rec))
-    ereport(PANIC, (errmsg("snowflake_redo: invalid record (op code %u, %u bytes)", info,
-                           static_cast<unsigned>(XLogRecGetDataLen(record)))));
-  if (shared == nullptr) return;  // the resource manager exists only when preloaded
-  Reservation &r = shared->reservation;
-  if (rec.epoch_ms != epoch_ms) {
-    if (r.refusal.load() != kEpochChanged) refuse_changed_epoch(r, rec.epoch_ms);
-    return;
-  }
-  const int64_t mono = read_clock(CLOCK_MONOTONIC);
-  const int64_t wall = read_clock(CLOCK_REALTIME);
-  const int64_t reserved_ns = static_cast<int64_t>(rec.reserved_unix_ms) * 1000000;
-  if (clock_carry(shared->clock, reserved_ns, mono, wall, hold_ns()) == Carried::kRunFrom)
-    ereport(WARNING,
-            (errmsg("system clock is %.3f s behind the replayed snowflake reservation",
-                    static_cast<double>(reserved_ns - wall) / 1e9),
-             errdetail("IDs run from the reservation at real-time rate, ahead of the system "
-                       "clock by that much, until the clock catches up or is corrected.")));
-  // Kept on disk as well: a standby restarts from its last restartpoint, and a backup taken
-  // from it holds its file, so neither may depend on records older than that.
-  if (r.raise_from_replay(rec.reserved_unix_ms))
-    (void)write_reservation_file(rec.reserved_unix_ms, FATAL);
-}
+namespace {
 
-// Describing a record (pg_waldump, pg_walinspect) never raises: a record of another length
-// is another module's with the same ID, and is only reported.
-void snowflake_desc(StringInfo buf, XLogReaderState *record) {
-  XlReserve rec;
-  if (read_record(record, &rec))
-    appendStringInfo(buf, "reserved until %llu ms, epoch %lld",
-                     static_cast<unsigned long long>(rec.reserved_unix_ms),
-                     static_cast<long long>(rec.epoch_ms));
-  else
-    appendStringInfo(buf, "not a snowflake reservation (%u bytes)",
-                     static_cast<unsigned>(XLogRecGetDataLen(record)));
-}
-
-const char *snowflake_identify(uint8 info) {
-  return (info & ~XLR_INFO_MASK) == kXlogReserve ? "RESERVE" : nullptr;
-}
-
-RmgrData snowflake_rmgr;
-
-// Writes the reservation file: a temporary file, written and fsynced, renamed into place
-// (durable_rename fsyncs the file and the directory). On failure, reports at elevel; with
-// ERROR that does not return, with LOG it returns false and keeps errno.
-bool write_reservation_file(uint64_t unix_ms, int elevel) {
-  char text[128];
-  const int len = snprintf(text, sizeof text, "%s%" PRIu64 "\n%s%lld\n", kHeader2, unix_ms,
-                           kEpochField, static_cast<long long>(epoch_ms));
-  const int fd = OpenTransientFile(kTempFile, O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY);
-  if (fd < 0) {
-    const int e = errno;
-    ereport(elevel, (errcode_for_file_access(),
-                     errmsg("could not write the snowflake reservation file \"%s\": %m",
-                            kTempFile)));
-    errno = e;
-    return false;
-  }
-  errno = 0;
-  if (write(fd, text, static_cast<size_t>(len)) != len) {
-    const int e = errno == 0 ? ENOSPC : errno;
-    CloseTransientFile(fd);
-    errno = e;
-    ereport(elevel, (errcode_for_file_access(),
-                     errmsg("could not write the snowflake reservation file \"%s\": %m",
-                            kTempFile)));
-    errno = e;
-    return false;
-  }
-  if (CloseTransientFile(fd) != 0) {
-    const int e = errno;
-    ereport(elevel, (errcode_for_file_access(),
-                     errmsg("could not close the snowflake reservation file \"%s\": %m",
-                            kTempFile)));
-    errno = e;
-    return false;
-  }
-  if (durable_rename(kTempFile, kFile, elevel) != 0) return false;
-  // The file exists again: a server that refused for its loss may generate.
-  if (shared != nullptr) {
-    int missing = kFileMissing;
-    shared->reservation.refusal.compare_exchange_strong(missing, kNotRefused);
-  }
-  return true;
-}
-
-bool parse_u64(const char *&p, uint64_t *out) {
-  if (*p < '0' || *p > '9') return false;
-  errno = 0;
-  char *end = nullptr;
-  *out = strtoull(p, &end, 10);
-  if (errno != 0) return false;
-  p = end;
-  return true;
-}
-
-struct FileContents {
-  bool missing;
-  uint64_t unix_ms;  // 0 when there is no file
-  bool has_epoch;
-  uint64_t epoch_ms;
-};
-
-// The reservation on disk. A corrupt file stops the server: it is never guessed at.
-FileContents read_reservation_file() {
-  FileContents f{false, 0, false, 0};
-  const int fd = OpenTransientFile(kFile, O_RDONLY | PG_BINARY);
-  if (fd < 0) {
-    f.missing = errno == ENOENT;
-    if (f.missing) return f;
-    ereport(FATAL, (errcode_for_file_access(),
-                    errmsg("could not open the snowflake reservation file \"%s\": %m", kFile)));
-  }
-  char text[256];
-  const ssize_t len = read(fd, text, sizeof text - 1);
-  if (len < 0)
-    ereport(FATAL, (errcode_for_file_access(),
-                    errmsg("could not read the snowflake reservation file \"%s\": %m", kFile)));
-  CloseTransientFile(fd);
-  text[len > 0 ? len : 0] = '\0';
-  const char *p = text;
-  bool ok = false;
-  const bool v1 = strncmp(p, kHeader1, sizeof kHeader1 - 1) == 0;
-  const bool v2 = strncmp(p, kHeader2, sizeof kHeader2 - 1) == 0;
-  if (v1 || v2) {
-    p += sizeof kHeader1 - 1;
-    ok = parse_u64(p, &f.unix_ms) && *p++ == '\n' && f.unix_ms <= kMaxReservationMs;
-    if (ok && v2) {
-      ok = strncmp(p, kEpochField, sizeof kEpochField - 1) == 0;
-      if (ok) p += sizeof kEpochField - 1;
-      ok = ok && parse_u64(p, &f.epoch_ms) && *p++ == '\n';
-      f.has_epoch = ok;
-    }
-    ok = ok && *p == '\0' && static_cast<size_t>(p - text) == static_cast<size_t>(len);
-  }
-  if (!ok)
-    ereport(FATAL,
-            (errcode(ERRCODE_DATA_CORRUPTED),
-             errmsg("the snowflake reservation file \"%s\" is corrupt", kFile),
-             errhint("Restore it from a backup. Otherwise remove it, start the server, and call "
-                     "snowflake_reservation_create() once the system clock is past the time of "
-                     "every ID already issued.")));
-  return f;
-}
+double ms_to_s(int64_t ms) { return static_cast<double>(ms) / 1000.0; }
 
 // At the postmaster's exit (a shutdown, or the reset after a crash), once no process can
 // issue an ID any more: the reservation comes down to just above the last ID issued, so
@@ -289,7 +85,8 @@ uint32 reservation_wait_event() {
 pg_noinline void raise_write_failed(int saved_errno) {
   errno = saved_errno;
   ereport(ERROR, (errcode_for_file_access(),
-                  errmsg("could not write the snowflake reservation file \"%s\": %m", kTempFile),
+                  errmsg("could not write the snowflake reservation file \"%s\": %m",
+                         kReservationTempFile),
                   errdetail("No ID is issued until the reservation is on disk.")));
 }
 
@@ -333,10 +130,10 @@ pg_noinline void raise_refusal(const Reservation &r) {
              errhint("Set snowflake.epoch back to %llu and restart the server. Only if no "
                      "snowflake ID of the old epoch is kept anywhere, remove the file \"%s\" "
                      "instead, restart, and call snowflake_reservation_create().",
-                     static_cast<unsigned long long>(r.file_epoch_ms.load()), kFile)));
+                     static_cast<unsigned long long>(r.file_epoch_ms.load()), kReservationFile)));
   ereport(ERROR,
           (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-           errmsg("the snowflake reservation file \"%s\" is missing", kFile),
+           errmsg("the snowflake reservation file \"%s\" is missing", kReservationFile),
            errdetail("The extension was created while the file existed: IDs issued since are "
                      "above the time it held, which is lost (pg_upgrade without copying the "
                      "file, a restore that skipped it, or a removal). From the clock alone, "
@@ -416,14 +213,6 @@ void run_writer(SharedState &state) {
 
 }  // namespace
 
-void register_reservation_wal() {
-  snowflake_rmgr.rm_name = "snowflake";
-  snowflake_rmgr.rm_redo = snowflake_redo;
-  snowflake_rmgr.rm_desc = snowflake_desc;
-  snowflake_rmgr.rm_identify = snowflake_identify;
-  RegisterCustomRmgr(SNOWFLAKE_RMGR_ID, &snowflake_rmgr);
-}
-
 void register_reservation_writer() {
   BackgroundWorker worker = {};
   worker.bgw_flags = BGWORKER_SHMEM_ACCESS;
@@ -477,7 +266,7 @@ void create_reservation() {
   if (shared == nullptr) {
     // Not preloaded: no writer exists, and nothing is generated; the file is only made to
     // exist, so that a later start with the library preloaded knows the extension's history.
-    const int fd = OpenTransientFile(kFile, O_RDONLY | PG_BINARY);
+    const int fd = OpenTransientFile(kReservationFile, O_RDONLY | PG_BINARY);
     if (fd >= 0) {
       CloseTransientFile(fd);
       return;

@@ -3,9 +3,13 @@
 // gap over the system clock and its steps, the durable reservation, its writer and what it
 // replayed, and observed IDs. snowflake_streams(): a row per stream that issued a value since
 // start, with its last value and its lead over the system clock.
-#include "glue.hpp"
-
 #include <cerrno>
+
+#include "clock.hpp"
+#include "reservation.hpp"
+#include "settings.hpp"
+#include "state.hpp"
+#include "timestamps.hpp"
 
 extern "C" {
 #include "funcapi.h"

@@ -1,6 +1,11 @@
 // SQL functions of the snowflake ID kind: generate, decode, and time-to-ID bounds.
-#include "glue.hpp"
+#include "snowflake.hpp"
 
+#include "clock.hpp"
+#include "generation.hpp"
+#include "settings.hpp"
+#include "state.hpp"
+#include "timestamps.hpp"
 
 extern "C" {
 #include "access/htup_details.h"

@@ -1,8 +1,9 @@
 // SQL functions that read other systems' IDs: the 64-bit layouts of layout.hpp's foreign
 // namespace, MongoDB ObjectIds and KSUIDs. All of them IMMUTABLE: a layout is a constant.
-#include "glue.hpp"
-
 #include "../core/foreign_codec.hpp"
+
+#include "snowflake.hpp"
+#include "timestamps.hpp"
 
 extern "C" {
 #include "lib/stringinfo.h"

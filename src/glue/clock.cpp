@@ -1,7 +1,8 @@
 // The system clocks, clock-step WARNINGs, and waits at the lead bound.
-#include "glue.hpp"
+#include "clock.hpp"
 
 extern "C" {
+#include "miscadmin.h"
 #include "pgstat.h"
 #include "storage/latch.h"
 #include "utils/wait_event.h"
@@ -70,57 +71,6 @@ void wait_for_clock(uint64_t ms) {
                   max_lead_wait_event());
   ResetLatch(MyLatch);
   CHECK_FOR_INTERRUPTS();
-}
-
-Sources128 backend_sources128() {
-  static ClockState clock;
-  static Streams128 streams;
-  static bool ready = false;
-  if (!ready) {
-    clock.init();
-    streams.init();
-    ready = true;
-  }
-  return Sources128{clock, streams, nullptr};
-}
-
-RandomStream random_stream;
-int random_stream_pid = 0;
-
-void seed_random_stream() {
-  uint8_t seed[ChaCha20::kSeedBytes];
-  if (!pg_strong_random(seed, sizeof seed))
-    ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
-                    errmsg("could not generate random bytes to seed the ID generator")));
-  random_stream.seed(seed);
-  explicit_bzero(seed, sizeof seed);
-  random_stream_pid = MyProcPid;
-}
-
-void raise_exhausted(const char *kind) {
-  ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
-                  errmsg("%s values are exhausted: the clock is past the range of the layout",
-                         kind)));
-  pg_unreachable();
-}
-
-uint64_t timestamptz_to_unix_ms48(TimestampTz ts) {
-  const int64_t ms = timestamptz_to_unix_ms(ts);
-  if (ms < 0 || static_cast<uint64_t>(ms) > kMaxUnixMs48)
-    ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
-                    errmsg("timestamp is outside the 48-bit millisecond range of UUIDv7 and ULID"),
-                    errdetail("The range is 1970-01-01 00:00:00 UTC to 10889-08-02 05:31:50.655 UTC.")));
-  return static_cast<uint64_t>(ms);
-}
-
-int64_t timestamptz_to_unix_ms(TimestampTz ts) {
-  if (TIMESTAMP_NOT_FINITE(ts))
-    ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
-                    errmsg("timestamp out of range: infinite timestamps have no ID")));
-  // Floor division: the millisecond that contains ts.
-  int64_t ms = ts / 1000;
-  if (ts % 1000 < 0) --ms;
-  return ms + kUnixToPgEpochMs;
 }
 
 }  // namespace snowflake::glue

@@ -1,7 +1,10 @@
 // SQL functions of the UUIDv7 kind, on PostgreSQL's own uuid type.
-#include "glue.hpp"
-
 #include "../core/id128.hpp"
+
+#include "clock.hpp"
+#include "generation.hpp"
+#include "random.hpp"
+#include "timestamps.hpp"
 
 extern "C" {
 #include "utils/fmgrprotos.h"

@@ -1,0 +1,48 @@
+// The snowflake.* settings (settings.cpp defines them, _PG_init registers them).
+#pragma once
+
+#include "pg.hpp"
+
+namespace snowflake::glue {
+
+// Registers every snowflake.* setting and reserves the prefix (in _PG_init).
+void define_settings();
+
+extern int shard_id;       // snowflake.shard_id
+extern int shard_count;    // snowflake.shard_count: snowflake() issues on shard_id ... + count - 1
+extern int on_shard_collision;  // snowflake.on_shard_collision: WARNING or ERROR
+extern int shard_id_source;     // the GucSource snowflake.shard_id was last set from
+extern int max_lead_ms;    // snowflake.max_lead
+extern int max_clock_offset_ms;  // snowflake.max_clock_offset
+extern int64_t epoch_ms;   // snowflake.epoch, parsed
+extern int reservation_window_ms;  // snowflake.reservation_window
+extern int reservation_timeout_ms; // snowflake.reservation_timeout
+
+// Epochs (the setting's and the epoch arguments') from 1970 to 2100: wide enough for every
+// real scheme (Instagram's is 2011), narrow enough that no conversion to timestamptz can
+// overflow.
+constexpr int64_t kMaxEpochMs = 4102444800000;
+
+// A snowflake.shard_id or snowflake.epoch in the configuration file that is not valid: the
+// server would otherwise run on the default (shard 0, epoch 2020) with a WARNING in its log,
+// so snowflake() refuses instead (check_snowflake_settings).
+extern const char *bad_setting_name;
+extern char bad_setting_value[64];
+[[noreturn]] void raise_bad_setting();
+inline bool bad_epoch_setting() {
+  return bad_setting_name != nullptr && std::strcmp(bad_setting_name, "snowflake.epoch") == 0;
+}
+void report_default_shard();
+
+// Before issuing a snowflake ID: refused for a bad setting; said once per server when the
+// shard is the default, set nowhere. One test of a flag on the hot path.
+extern bool snowflake_settings_checked;
+inline void check_snowflake_settings() {
+  if (unlikely(!snowflake_settings_checked)) {
+    if (bad_setting_name != nullptr) raise_bad_setting();
+    report_default_shard();
+    snowflake_settings_checked = true;
+  }
+}
+
+}  // namespace snowflake::glue

@@ -1,0 +1,21 @@
+// What the snowflake kind's file (snowflake.cpp) shares with the other 64-bit ones: the
+// check of an ID argument and the record that every decode function returns.
+#pragma once
+
+#include "pg.hpp"
+#include "timestamps.hpp"
+
+namespace snowflake::glue {
+
+// A 64-bit ID argument, refused when negative (IDs of every 64-bit layout are positive
+// bigints); kind names the layout in the message ("snowflake", "twitter", ...).
+[[noreturn]] void raise_negative_id(int64 id, const char *kind);
+inline uint64_t checked_id(int64 id, const char *kind = "snowflake") {
+  if (unlikely(id < 0)) raise_negative_id(id, kind);
+  return static_cast<uint64_t>(id);
+}
+
+// The (ts, shard, seq) record that every decode function returns.
+Datum decoded_record(FunctionCallInfo fcinfo, TimestampTz ts, uint32_t shard, uint32_t seq);
+
+}  // namespace snowflake::glue
