@@ -213,7 +213,7 @@ test('JSON: a number above 2^53 loses its last digits in JSON.parse; text is exa
   assert.equal(BigInt(row.obj.id), BigInt(exact))
 })
 
-test("JSON: the README's examples give IDs as strings", async () => {
+test("JSON: IDs emitted as JSON strings (the README's form and json_build_object) stay exact", async () => {
   const texts = (await client.query('SELECT id::text AS id FROM orders ORDER BY id')).rows.map((r) => r.id)
   const a = await client.query("SELECT json_build_object('id', id::text, 'item', item) AS j FROM orders ORDER BY id")
   assert.deepEqual(a.rows.map((r) => r.j), [{ id: texts[0], item: 'tea' }, { id: texts[1], item: 'cake' }])

@@ -1,6 +1,5 @@
 """The ORM recipes as the README gives them: the ```python blocks of its "### ORMs" section,
-run as they are, so that the README's code is the code under test. Until README.md has
-that section, docs-orm-section.md at the top of the tree stands in for it."""
+run as they are, so that the README's code is the code under test."""
 import os
 import re
 
@@ -11,20 +10,16 @@ HEADING = "### ORMs"
 def section():
     """(file name, line number of the heading, text of the section up to the next heading
     of level 1 to 3)."""
-    for name in ("README.md", "docs-orm-section.md"):
-        path = os.path.join(ROOT, name)
-        if not os.path.exists(path):
-            continue
-        with open(path, encoding="utf-8") as f:
-            lines = f.read().split("\n")
-        if HEADING not in lines:
-            continue
-        start = lines.index(HEADING)
-        end = start + 1
-        while end < len(lines) and not re.match(r"#{1,3} ", lines[end]):
-            end += 1
-        return name, start + 1, "\n".join(lines[start:end])
-    raise AssertionError(f"no '{HEADING}' section in README.md (nor docs-orm-section.md)")
+    name = "README.md"
+    with open(os.path.join(ROOT, name), encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    if HEADING not in lines:
+        raise AssertionError(f"no '{HEADING}' section in README.md")
+    start = lines.index(HEADING)
+    end = start + 1
+    while end < len(lines) and not re.match(r"#{1,3} ", lines[end]):
+        end += 1
+    return name, start + 1, "\n".join(lines[start:end])
 
 
 def blocks():
