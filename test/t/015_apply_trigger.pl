@@ -10,6 +10,9 @@ use File::Basename qw(dirname);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib "$FindBin::Bin/../lib";
+use SnowflakeTest;
 
 # The README's block for subscribers: the first ```sql block that names the trigger function.
 my $readme = dirname(__FILE__) . '/../../README.md';
@@ -41,12 +44,9 @@ SQL
 sub server
 {
 	my ($name, $shard) = @_;
-	my $node = PostgreSQL::Test::Cluster->new($name);
-	$node->init(allows_streaming => 'logical');
-	$node->append_conf('postgresql.conf', qq{
-shared_preload_libraries = 'snowflake'
+	my $node = snowflake_node($name, qq{
 snowflake.shard_id = $shard
-});
+}, allows_streaming => 'logical');
 	$node->start;
 	$node->safe_psql('postgres', q{
 CREATE EXTENSION snowflake;
