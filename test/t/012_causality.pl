@@ -133,11 +133,11 @@ sleep 6;
 my $last = $fast->safe_psql('postgres', 'SELECT snowflake()');
 $slow->safe_psql('postgres', "SELECT snowflake_observe(${last}::bigint)");
 $slow->stop('immediate');
-start_slow($slow);
+start_with_clock($slow, '-5s');
 ok($slow->safe_psql('postgres', "SELECT (snowflake() > $last)::int"),
 	'after a crash and restart, the slow server still issues IDs above the observed one');
 $slow->stop;
-start_slow($slow);
+start_with_clock($slow, '-5s');
 my $after = $fast->safe_psql('postgres', 'SELECT snowflake()');
 $slow->safe_psql('postgres', "SELECT snowflake_observe(${after}::bigint)");
 $slow->restart;
