@@ -91,7 +91,7 @@ $node->pgbench(
 	'1,000 fresh connections draw random bits',
 	{
 		'004_fresh' => q{
-INSERT INTO fresh VALUES (uuidv7_from_time(timestamptz '2001-01-01'), ulid(timestamptz '2001-01-01'));
+INSERT INTO fresh VALUES (uuidv7_from_time(timestamptz '2001-01-01'), ulid_from_time(timestamptz '2001-01-01'));
 }
 	});
 is( $node->safe_psql(

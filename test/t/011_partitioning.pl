@@ -80,7 +80,7 @@ my @kinds = (
 	  decode => 'uuidv7_timestamp(id)' },
 	{ name => 'ULID', t => 'ev_ulid', type => 'ulid',
 	  at => sub { "ulid_at($_[0])" },
-	  fill => 'ulid(ts)', now => 'ulid()',
+	  fill => 'ulid_from_time(ts)', now => 'ulid()',
 	  decode => 'ulid_timestamp(id)' },
 );
 

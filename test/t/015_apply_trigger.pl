@@ -108,7 +108,7 @@ INSERT INTO uuid_keyed SELECT gen_random_uuid(), 'version 4' FROM generate_serie
 INSERT INTO uuid_keyed SELECT uuidv7_from_time(now() + interval '1 hour'), 'an hour ahead'
   FROM generate_series(1, 5);
 INSERT INTO ulid_keyed SELECT ulid(), 'now' FROM generate_series(1, 10);
-INSERT INTO ulid_keyed SELECT ulid(now() + interval '1 hour'), 'an hour ahead' FROM generate_series(1, 5);
+INSERT INTO ulid_keyed SELECT ulid_from_time(now() + interval '1 hour'), 'an hour ahead' FROM generate_series(1, 5);
 INSERT INTO events VALUES (snowflake(), 'now'), (snowflake_at(now() + interval '1 hour') + 1, 'an hour ahead');
 });
 ok( arrived(q{
@@ -131,7 +131,7 @@ foreach my $case (
 	  'snowflake()', '%s', 'snowflake_timestamp' ],
 	[ 'uuid_keyed', 'uuid key 3 s ahead', 'uuidv7_from_time(clock_timestamp() + interval \'3 s\')',
 	  'snowflake_uuidv7()', "'%s'::uuid", 'uuidv7_timestamp' ],
-	[ 'ulid_keyed', 'ulid key 4 s ahead', 'ulid(clock_timestamp() + interval \'4 s\')',
+	[ 'ulid_keyed', 'ulid key 4 s ahead', 'ulid_from_time(clock_timestamp() + interval \'4 s\')',
 	  'ulid()', "'%s'::ulid", 'ulid_timestamp' ])
 {
 	my ($table, $what, $value, $generator, $literal, $decode) = @$case;
