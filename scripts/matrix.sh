@@ -13,12 +13,14 @@
 #   scripts/matrix.sh --root-of 18             where 18 runs: its chroot, or / for this machine
 #
 # Needs root (debootstrap, chroot, mounts). Chroots live in $SNOWFLAKE_CHROOTS
-# (default /var/tmp/snowflake-chroots). Exits non-zero when any major fails.
+# (default /var/tmp/snowflake-chroots), and are made from the Debian archive of this machine's
+# apt sources, or $SNOWFLAKE_DEBIAN_MIRROR. Exits non-zero when any major fails.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CHROOTS=${SNOWFLAKE_CHROOTS:-/var/tmp/snowflake-chroots}
-MIRROR=${SNOWFLAKE_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+# The Debian archive: SNOWFLAKE_DEBIAN_MIRROR, or this machine's own (apt_mirror, below).
+MIRROR=${SNOWFLAKE_DEBIAN_MIRROR:-}
 VERSIONS="15 17 18 19"
 MODE=run
 SHELL_VERSION=
@@ -35,7 +37,7 @@ while [ $# -gt 0 ]; do
     --remove) MODE=remove; shift ;;
     --root-of) MODE=root-of; SHELL_VERSION=$2; shift 2 ;;
     --) shift; COMMAND=("$@"); break ;;
-    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument $1 (see --help)" ;;
   esac
 done
@@ -62,6 +64,59 @@ upgrade_from() {
 
 host_suite() { . /etc/os-release && echo "${VERSION_CODENAME:-}"; }
 
+# The first http(s) URI of a Debian archive in this machine's apt sources: sources.list, then
+# sources.list.d/*.list and deb822 *.sources files, in the order apt reads them. An archive is
+# a "deb" source whose suite is a release's own (bookworm, trixie, sid, stable...): not the
+# security archive (bookworm-security), the debug one (bookworm-debug), updates or backports,
+# nor a third party's (nodistro, cloud-sdk-bookworm).
+apt_mirror() {
+  local files=() f
+  for f in /etc/apt/sources.list /etc/apt/sources.list.d/*; do
+    case $f in /etc/apt/sources.list | *.list | *.sources) [ ! -f "$f" ] || files+=("$f") ;; esac
+  done
+  [ ${#files[@]} -gt 0 ] || return 0
+  awk -v host="$(host_suite)" '
+    function release(s) {
+      return (s != "" && s == host) || s ~ /^(buzz|rex|bo|hamm|slink|potato|woody|sarge|etch|lenny|squeeze|wheezy|jessie|stretch|buster|bullseye|bookworm|trixie|forky|duke|sid|experimental|oldoldstable|oldstable|stable|testing|unstable)$/
+    }
+    function http(u) { return u ~ /^https?:\/\// }
+    function pick(u) { sub(/\/+$/, "", u); print u; found = 1; exit }
+    # deb822: a stanza ends at a blank line or at the end of its file.
+    function stanza(   i, j, k, nt, nu, ns, types, uris, suites) {
+      if (uri != "" && enabled != "no") {
+        nt = split(tp, types, " "); nu = split(uri, uris, " "); ns = split(su, suites, " ")
+        for (i = 1; i <= nt; i++) if (types[i] == "deb")
+          for (j = 1; j <= ns; j++) if (release(suites[j]))
+            for (k = 1; k <= nu; k++) if (http(uris[k])) pick(uris[k])
+      }
+      tp = uri = su = enabled = ""
+    }
+    FNR == 1 { stanza(); deb822 = (FILENAME ~ /\.sources$/) }
+    /^[ \t]*#/ { next }
+    deb822 && /^[ \t]*$/ { stanza(); next }
+    deb822 && /^[ \t]/ {   # a field continued
+      if (field == "types") tp = tp " " $0
+      else if (field == "uris") uri = uri " " $0
+      else if (field == "suites") su = su " " $0
+      next
+    }
+    deb822 {
+      line = $0; field = tolower(line); sub(/:.*/, "", field); sub(/^[^:]*:[ \t]*/, "", line)
+      if (field == "types") tp = line
+      else if (field == "uris") uri = line
+      else if (field == "suites") su = line
+      else if (field == "enabled") enabled = tolower(line)
+      next
+    }
+    $1 == "deb" {
+      i = 2
+      if ($i ~ /^\[/) { while ($i !~ /\]$/ && i < NF) i++; i++ }   # [ options ]
+      if (http($i) && release($(i + 1))) pick($i)
+    }
+    END { if (!found) stanza() }
+  ' "${files[@]}"
+}
+
 # Creates the chroot of a suite once: minbase, apt set up for the suite, and the PostgreSQL
 # packages of the major (from experimental for 19). The rest of what the tests need is
 # installed by the scripts themselves, inside, as on any machine.
@@ -71,6 +126,13 @@ ensure_chroot() {
   command -v debootstrap >/dev/null ||
     { log "installing debootstrap"; apt-get update -qq; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null; }
   if [ ! -f "$dir/.snowflake-bootstrapped" ]; then
+    if [ -z "$MIRROR" ]; then
+      MIRROR=$(apt_mirror)
+      [ -n "$MIRROR" ] || die "no Debian archive found in this machine's apt sources (/etc/apt/sources.list, \
+/etc/apt/sources.list.d/*.list and *.sources: a \"deb\" source with an http(s) URI and a release's suite); \
+set SNOWFLAKE_DEBIAN_MIRROR to the URL of a Debian archive"
+      log "Debian archive from this machine's apt sources: $MIRROR (SNOWFLAKE_DEBIAN_MIRROR overrides)"
+    fi
     log "creating the $suite chroot in $dir"
     rm -rf "$dir"
     mkdir -p "$dir"

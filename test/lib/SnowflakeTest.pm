@@ -1,28 +1,183 @@
-# What the TAP tests (test/t/) share.
+# What the TAP tests (test/t/) share: a server with the library preloaded, a server started
+# with its clock offset (libfaketime), a postmaster killed and gone, a setting changed and
+# seen, the log since a point, and how far new IDs run ahead of the clock.
 package SnowflakeTest;
 
 use strict;
 use warnings FATAL => 'all';
 use Exporter 'import';
+use List::Util qw(max);
+use Test::More ();
+use Time::HiRes qw(usleep);
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
 
-our @EXPORT = qw(faketime_library $no_faketime);
+our @EXPORT = qw(
+  faketime_library $no_faketime
+  snowflake_node with_clock start_with_clock start_with_clock_file
+  kill9_and_wait set_and_reload log_since lead_ms writer_pids);
 
-# Why a test of a clock fault skips.
-our $no_faketime =
-  'libfaketime is not installed (no /usr/lib/*/faketime/libfaketime.so.1), or does not move the clock here';
+# Where libfaketime's preload library may be: Debian and Ubuntu (a folder per architecture),
+# Fedora and openSUSE (lib64), a build from source (/usr/local).
+my @faketime_globs = (
+	'/usr/lib/*/faketime/libfaketime.so.1', '/usr/lib64/faketime/libfaketime.so.1',
+	'/usr/lib/faketime/libfaketime.so.1', '/usr/local/lib/faketime/libfaketime.so.1',
+	'/usr/local/lib/*/faketime/libfaketime.so.1');
+
+# Why a test of a clock fault skips: set by faketime_library() when it finds none that works.
+our $no_faketime = 'libfaketime was not looked for';
+
+my $faketime_found;    # faketime_library()'s answer, once known: a path, or '' for none
 
 # libfaketime's preload library, wherever this platform keeps it, if it moves the clock of a
-# process here (undef otherwise).
+# process here; undef otherwise, with the reason in $no_faketime.
 sub faketime_library
 {
-	foreach my $lib (glob('/usr/lib/*/faketime/libfaketime.so.1'))
+	if (!defined $faketime_found)
 	{
-		local $ENV{LD_PRELOAD} = $lib;
-		local $ENV{FAKETIME} = '-1h';
-		my $faked = `date +%s 2>/dev/null`;
-		return $lib if $faked =~ /^(\d+)$/ && abs($1 - (time - 3600)) < 60;
+		my @found = grep { -f $_ } map { glob($_) } @faketime_globs;
+		$faketime_found = '';
+		$no_faketime = 'libfaketime is not installed (no ' . join(', ', @faketime_globs) . ')';
+		foreach my $lib (@found)
+		{
+			local $ENV{LD_PRELOAD} = $lib;
+			local $ENV{FAKETIME} = '-1h';
+			my $faked = `date +%s 2>/dev/null`;
+			if ($faked =~ /^(\d+)$/ && abs($1 - (time - 3600)) < 60)
+			{
+				$faketime_found = $lib;
+				last;
+			}
+			$no_faketime = "libfaketime ($lib) does not move the clock of a process here";
+		}
+		# Said where prove shows it, not only in the TAP stream of the skipped tests.
+		Test::More::diag("the clock-fault tests skip: $no_faketime") if $faketime_found eq '';
 	}
-	return undef;
+	return $faketime_found eq '' ? undef : $faketime_found;
+}
+
+# A new server with the library preloaded and $conf added to its postgresql.conf (not yet
+# started: some start under libfaketime). %init goes to init().
+sub snowflake_node
+{
+	my ($name, $conf, %init) = @_;
+	my $node = PostgreSQL::Test::Cluster->new($name);
+	$node->init(%init);
+	$node->append_conf('postgresql.conf',
+		"shared_preload_libraries = 'snowflake'\n" . ($conf // ''));
+	return $node;
+}
+
+# Runs $code with libfaketime preloaded and these settings of it. The monotonic clock stays
+# real: the IDs' clock runs at real rate from the wall clock it starts at, and a change of
+# the offset is a step of the wall clock alone. (DONT_FAKE_MONOTONIC for libfaketime before
+# 0.9.10, FAKETIME_DONT_FAKE_MONOTONIC after.)
+sub under_faketime
+{
+	my ($code, %settings) = @_;
+	my $lib = faketime_library() or die "no libfaketime: $no_faketime";
+	local $ENV{LD_PRELOAD} = $lib;
+	local $ENV{DONT_FAKE_MONOTONIC} = '1';
+	local $ENV{FAKETIME_DONT_FAKE_MONOTONIC} = '1';
+	local @ENV{ keys %settings } = values %settings;
+	return $code->();
+}
+
+# Runs $code with the wall clock $offset away from the real one ('-10m', '+1h') for every
+# process it starts. A test calls it only once faketime_library() found the library.
+sub with_clock
+{
+	my ($offset, $code) = @_;
+	return under_faketime($code, FAKETIME => $offset);
+}
+
+# Starts $node with its wall clock $offset away from the real one, it and every process it
+# starts.
+sub start_with_clock
+{
+	my ($node, $offset, %start) = @_;
+	return with_clock($offset, sub { $node->start(%start) });
+}
+
+# Starts $node with its clock offset by what $file says: libfaketime rereads it (at most a
+# second or two after it changes), so the clock of the running server can be stepped.
+sub start_with_clock_file
+{
+	my ($node, $file, %start) = @_;
+	return under_faketime(sub { $node->start(%start) },
+		FAKETIME_TIMESTAMP_FILE => $file, FAKETIME_CACHE_DURATION => '1');
+}
+
+# SIGKILL of the postmaster, then a wait (30 s at most) until its children have noticed and
+# exited. Where nothing reaps the postmaster (a container whose first process does not), its
+# zombie keeps the lock files looking alive: then they are stale, and go.
+sub kill9_and_wait
+{
+	my ($node) = @_;
+	my $postmaster = $node->{_pid};
+	my $title = 'postgres: ' . $node->name . ': ';
+	$node->kill9;
+	my $gone = sub {
+		my $state = eval { (split / /, slurp_file("/proc/$postmaster/stat"))[2] };
+		return 0 if defined($state) && $state ne 'Z';
+		foreach my $cmdline (glob('/proc/[0-9]*/cmdline'))
+		{
+			my $args = eval { slurp_file($cmdline) } // next;
+			return 0 if index($args, $title) == 0;
+		}
+		return 1;
+	};
+	for (my $i = 0; $i < 300 && !$gone->(); $i++) { usleep(100_000); }
+	if (-e "/proc/$postmaster")
+	{
+		unlink($node->data_dir . '/postmaster.pid');
+		unlink($node->host . '/.s.PGSQL.' . $node->port . '.lock');
+	}
+	return;
+}
+
+# ALTER SYSTEM SET each name to its value, reload, and wait until the server has them.
+sub set_and_reload
+{
+	my ($node, %settings) = @_;
+	foreach my $name (sort keys %settings)
+	{
+		$node->safe_psql('postgres', "ALTER SYSTEM SET $name = '$settings{$name}'");
+	}
+	$node->reload;
+	my $check = join(' AND ',
+		map { "current_setting('$_') = '$settings{$_}'" } sort keys %settings);
+	$node->poll_query_until('postgres', "SELECT $check")
+	  or die 'not reloaded: ' . join(', ', map { "$_ = '$settings{$_}'" } sort keys %settings);
+	return;
+}
+
+# The server's log from byte $from on (a position taken with -s $node->logfile).
+sub log_since
+{
+	my ($node, $from) = @_;
+	return substr(slurp_file($node->logfile), $from);
+}
+
+# How far a new value of each kind is ahead of the clock, in ms (the largest of the three).
+sub lead_ms
+{
+	my ($node) = @_;
+	my $out = $node->safe_psql('postgres', q{
+SELECT round(extract(epoch FROM snowflake_timestamp(snowflake()) - clock_timestamp()) * 1000),
+       round(extract(epoch FROM uuidv7_timestamp(snowflake_uuidv7()) - clock_timestamp()) * 1000),
+       round(extract(epoch FROM ulid_timestamp(ulid()) - clock_timestamp()) * 1000)});
+	return max(split /\|/, $out);
+}
+
+# The pids of $node's reservation writers. The writer needs no database connection, so it
+# shows among the postmaster's children in ps, not in pg_stat_activity.
+sub writer_pids
+{
+	my ($node) = @_;
+	my $postmaster = $node->{_pid};
+	return map { /^\s*(\d+)\s/ ? $1 : () }
+	  grep { /snowflake reservation writer/ } split /\n/, `ps -o pid=,args= --ppid $postmaster`;
 }
 
 1;

@@ -5,12 +5,12 @@ use warnings FATAL => 'all';
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib "$FindBin::Bin/../lib";
+use SnowflakeTest;
 use File::Basename qw(dirname);
 
-my $node = PostgreSQL::Test::Cluster->new('epoch');
-$node->init;
-$node->append_conf('postgresql.conf', qq{
-shared_preload_libraries = 'snowflake'
+my $node = snowflake_node('epoch', qq{
 snowflake.epoch = '1314220021721'
 snowflake.shard_id = 5
 });
@@ -44,7 +44,8 @@ is($node->safe_psql('postgres', 'SHOW snowflake.epoch'), '1314220021721', 'the s
 
 # An epoch after the present: generation refuses instead of issuing a wrapped ID. (The
 # reservation records the epoch its IDs were issued with, and a server whose epoch changed
-# refuses to start: 009_reservation.pl. Here the old IDs are given up with the file.)
+# starts but refuses to generate: 009_reservation.pl. Here the old IDs are given up with the
+# file.)
 $node->stop;
 unlink($node->data_dir . '/snowflake.reservation') or die;
 $node->append_conf('postgresql.conf', "snowflake.epoch = '4102444800000'");

@@ -7,11 +7,11 @@ use warnings FATAL => 'all';
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib "$FindBin::Bin/../lib";
+use SnowflakeTest;
 
-my $node = PostgreSQL::Test::Cluster->new('id128');
-$node->init;
-$node->append_conf('postgresql.conf', qq{
-shared_preload_libraries = 'snowflake'
+my $node = snowflake_node('id128', qq{
 max_connections = 40
 shared_buffers = 256MB
 });
@@ -53,7 +53,7 @@ WHERE id <= prev}),
 
 is( $node->safe_psql(
 		'postgres',
-		q{SELECT count(*) FILTER (WHERE uuid_version(id) = 7) FROM (SELECT snowflake_uuidv7() AS id FROM generate_series(1, 1000)) s}
+		q{SELECT count(*) FILTER (WHERE get_byte(uuid_send(id), 6) >> 4 = 7) FROM (SELECT snowflake_uuidv7() AS id FROM generate_series(1, 1000)) s}
 	),
 	'1000',
 	'every snowflake_uuidv7() is version 7');
@@ -91,7 +91,7 @@ $node->pgbench(
 	'1,000 fresh connections draw random bits',
 	{
 		'004_fresh' => q{
-INSERT INTO fresh VALUES (uuidv7_from_time(timestamptz '2001-01-01'), ulid(timestamptz '2001-01-01'));
+INSERT INTO fresh VALUES (uuidv7_from_time(timestamptz '2001-01-01'), ulid_from_time(timestamptz '2001-01-01'));
 }
 	});
 is( $node->safe_psql(

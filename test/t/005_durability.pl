@@ -15,10 +15,7 @@ use SnowflakeTest;
 
 my $faketime = faketime_library();
 
-my $node = PostgreSQL::Test::Cluster->new('durable');
-$node->init;
-$node->append_conf('postgresql.conf', qq{
-shared_preload_libraries = 'snowflake'
+my $node = snowflake_node('durable', qq{
 snowflake.shard_id = 3
 snowflake.max_lead = '10s'
 });
@@ -88,26 +85,7 @@ $node->start;
 issue();
 check_above('immediate stop (crash)');
 
-my $postmaster = $node->{_pid};
-$node->kill9;
-# The killed postmaster's children notice and exit. Where nothing reaps the postmaster (a
-# container whose first process does not), its zombie keeps the lock files looking alive:
-# then they are stale, and go.
-sub postmaster_dead
-{
-	my $state = eval { (split / /, slurp_file("/proc/$postmaster/stat"))[2] };
-	return !defined($state) || $state eq 'Z';
-}
-for (my $i = 0; $i < 300; $i++)
-{
-	last if postmaster_dead() && !`pgrep -f 'postgres: [d]urable: '`;
-	select(undef, undef, undef, 0.1);
-}
-if (-e "/proc/$postmaster")
-{
-	unlink($node->data_dir . '/postmaster.pid');
-	unlink($node->host . '/.s.PGSQL.' . $node->port . '.lock');
-}
+kill9_and_wait($node);
 $node->start;
 issue();
 check_above('SIGKILL of the postmaster');
@@ -118,12 +96,7 @@ SKIP:
 
 	# Start with the system clock 10 minutes behind.
 	$node->stop;
-	{
-		local $ENV{LD_PRELOAD} = $faketime;
-		local $ENV{FAKETIME} = '-10m';
-		local $ENV{DONT_FAKE_MONOTONIC} = '1';
-		$node->start;
-	}
+	start_with_clock($node, '-10m');
 	my $log_offset = -s $node->logfile;
 	issue();
 	check_above('start with the clock 10 minutes back');
@@ -152,15 +125,7 @@ SKIP:
 		rename("$offset_file.tmp", $offset_file) or die;
 	};
 	$set_offset->('+0');
-	{
-		local $ENV{LD_PRELOAD} = $faketime;
-		local $ENV{FAKETIME_TIMESTAMP_FILE} = $offset_file;
-		local $ENV{FAKETIME_CACHE_DURATION} = '1';
-		# The monotonic clock stays real: a step is a change of the wall clock alone.
-		local $ENV{DONT_FAKE_MONOTONIC} = '1';
-		local $ENV{FAKETIME_DONT_FAKE_MONOTONIC} = '1';
-		$node->start;
-	}
+	start_with_clock_file($node, $offset_file);
 	$log_offset = -s $node->logfile;
 
   SKIP:
@@ -179,7 +144,7 @@ SKIP:
 			issue();
 			check_above("running server, clock offset $step");
 		}
-		my $log = substr(slurp_file($node->logfile), $log_offset);
+		my $log = log_since($node, $log_offset);
 		my $back = () = $log =~ /WARNING:  system clock stepped back/g;
 		my $forward = () = $log =~ /WARNING:  system clock stepped forward/g;
 		# -10 s, -10 min: two steps back; +1 h: forward; back to +0: back again.
@@ -207,10 +172,7 @@ like($node->safe_psql('postgres', 'SELECT snowflake()'), qr/^\d+$/, 'once it can
 # list yields its rows one by one, so the IDs are made from the start.)
 # snowflake.max_lead is the server's (a session's own would hold back every other session):
 # set in its configuration.
-$node->safe_psql('postgres', 'ALTER SYSTEM SET snowflake.max_lead = 0');
-$node->reload;
-$node->poll_query_until('postgres', q{SELECT current_setting('snowflake.max_lead') = '0'})
-  or die 'snowflake.max_lead was not reloaded';
+set_and_reload($node, 'snowflake.max_lead' => '0');
 my $waits = $node->safe_psql('postgres', 'SELECT coalesce(max(lead_waits), 0) FROM snowflake_status()');
 ($ret, $stdout, $stderr) = $node->psql('postgres',
 	"SET statement_timeout = '500ms'; SELECT count(snowflake(12)) FROM (SELECT generate_series(1, 100000000)) s");
@@ -251,7 +213,7 @@ foreach my $bad ("snowflake reservation 1\n-5\n", "snowflake reservation 1\n9999
 	close $fh;
 	my $from = -s $node->logfile;
 	ok(!$node->start(fail_ok => 1), 'a corrupt reservation file stops the server from starting');
-	like(substr(slurp_file($node->logfile), $from),
+	like(log_since($node, $from),
 		qr/FATAL:  the snowflake reservation file "snowflake.reservation" is corrupt/, 'and says so');
 }
 open my $fh, '>', $file or die;

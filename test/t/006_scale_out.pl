@@ -7,16 +7,16 @@ use IPC::Run;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib "$FindBin::Bin/../lib";
+use SnowflakeTest;
 
 my @publishers;
 foreach my $shard (1 .. 3)
 {
-	my $node = PostgreSQL::Test::Cluster->new("shard$shard");
-	$node->init(allows_streaming => 'logical');
-	$node->append_conf('postgresql.conf', qq{
-shared_preload_libraries = 'snowflake'
+	my $node = snowflake_node("shard$shard", qq{
 snowflake.shard_id = $shard
-});
+}, allows_streaming => 'logical');
 	$node->start;
 	$node->safe_psql('postgres', qq{
 CREATE EXTENSION snowflake;

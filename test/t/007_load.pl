@@ -6,13 +6,13 @@ use warnings FATAL => 'all';
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib "$FindBin::Bin/../lib";
+use SnowflakeTest;
 
 my $seconds = $ENV{SNOWFLAKE_LOAD_SECONDS} || 10;
 
-my $node = PostgreSQL::Test::Cluster->new('load');
-$node->init;
-$node->append_conf('postgresql.conf', qq{
-shared_preload_libraries = 'snowflake'
+my $node = snowflake_node('load', qq{
 snowflake.shard_id = 21
 max_connections = 40
 shared_buffers = 256MB

@@ -15,7 +15,8 @@ use SnowflakeTest;
 
 my $old_install = $ENV{SNOWFLAKE_UPGRADE_FROM} // '';
 plan skip_all => 'SNOWFLAKE_UPGRADE_FROM names no older PostgreSQL with the extension installed '
-  . '(scripts/matrix.sh sets it where two majors meet in one Debian suite)'
+  . '(scripts/test.sh sets it from SNOWFLAKE_UPGRADE_FROM_MAJOR, which scripts/matrix.sh sets '
+  . 'where two majors meet in one Debian suite)'
   unless $old_install ne '' && -x "$old_install/bin/pg_ctl";
 my $faketime = faketime_library();
 plan skip_all => $no_faketime unless $faketime;
@@ -26,6 +27,7 @@ snowflake.shard_id = 3
 snowflake.max_lead = '10s'
 };
 
+# (Not snowflake_node(): the old server runs from the older installation.)
 my $old = PostgreSQL::Test::Cluster->new('old', install_path => $old_install);
 $old->init;
 $old->append_conf('postgresql.conf', $conf);
@@ -55,20 +57,18 @@ ok($new->pg_version->major > $old_major, "upgrading $old_major to " . $new->pg_v
 my $workdir = PostgreSQL::Test::Utils::tempdir;
 chdir $workdir or die;
 # pg_upgrade, and the servers it starts, with the clock 10 minutes back.
-{
-	local $ENV{LD_PRELOAD} = $faketime;
-	local $ENV{FAKETIME} = '-10m';
-	local $ENV{DONT_FAKE_MONOTONIC} = '1';
-	local $ENV{FAKETIME_DONT_FAKE_MONOTONIC} = '1';
-	command_ok(
-		[
-			'pg_upgrade', '--no-sync',
-			'-d', $old->data_dir, '-D', $new->data_dir,
-			'-b', $old->config_data('--bindir'), '-B', $new->config_data('--bindir'),
-			'-s', $new->host, '-p', $old->port, '-P', $new->port
-		],
-		'pg_upgrade');
-}
+with_clock(
+	'-10m',
+	sub {
+		command_ok(
+			[
+				'pg_upgrade', '--no-sync',
+				'-d', $old->data_dir, '-D', $new->data_dir,
+				'-b', $old->config_data('--bindir'), '-B', $new->config_data('--bindir'),
+				'-s', $new->host, '-p', $old->port, '-P', $new->port
+			],
+			'pg_upgrade');
+	});
 
 # pg_upgrade carries no reservation over (no file, no WAL), and the extension it restores
 # runs no install script: the new cluster has no file, and refuses to generate rather than
@@ -91,13 +91,7 @@ ok(!-e $new->data_dir . '/snowflake.reservation', 'and writes no file of its own
 copy($old->data_dir . '/snowflake.reservation', $new->data_dir . '/snowflake.reservation')
   or die "copy: $!";
 
-{
-	local $ENV{LD_PRELOAD} = $faketime;
-	local $ENV{FAKETIME} = '-10m';
-	local $ENV{DONT_FAKE_MONOTONIC} = '1';
-	local $ENV{FAKETIME_DONT_FAKE_MONOTONIC} = '1';
-	$new->start;
-}
+start_with_clock($new, '-10m');
 is( $new->safe_psql(
 		'postgres', q{
 CREATE TABLE new_ids AS SELECT snowflake() AS sf, snowflake_uuidv7() AS v7, ulid() AS ul

@@ -24,24 +24,11 @@ use SnowflakeTest;
 
 my $faketime = faketime_library();
 
-my $node = PostgreSQL::Test::Cluster->new('reservation');
-$node->init(allows_streaming => 1);
-$node->append_conf('postgresql.conf', qq{
-shared_preload_libraries = 'snowflake'
+my $node = snowflake_node('reservation', qq{
 snowflake.shard_id = 4
-});
+}, allows_streaming => 1);
 $node->start;
 $node->safe_psql('postgres', 'CREATE EXTENSION snowflake');
-
-# How far a new value of each kind is ahead of the clock, in ms (the largest of the three).
-sub lead_ms
-{
-	my $out = $node->safe_psql('postgres', q{
-SELECT round(extract(epoch FROM snowflake_timestamp(snowflake()) - clock_timestamp()) * 1000),
-       round(extract(epoch FROM uuidv7_timestamp(snowflake_uuidv7()) - clock_timestamp()) * 1000),
-       round(extract(epoch FROM ulid_timestamp(ulid()) - clock_timestamp()) * 1000)});
-	return max(split /\|/, $out);
-}
 
 sub status
 {
@@ -62,31 +49,18 @@ for my $i (1 .. 4)
 {
 	issue_some();
 	$node->restart;
-	push @drift, lead_ms();
+	push @drift, lead_ms($node);
 }
 diag("lead of new IDs over the clock right after each of 4 clean restarts, ms: @drift");
 ok(max(@drift) <= 20, 'clean restarts leave IDs with the clock, restart after restart');
 is(status('clock_steps_back'), '0', 'and count no clock step');
-unlike(substr(slurp_file($node->logfile), $log_from), qr/behind the snowflake reservation/,
+unlike(log_since($node, $log_from), qr/behind the snowflake reservation/,
 	'nor warn');
 
-# SIGKILL of the postmaster, and a start once its children are gone. (Where nothing reaps
-# the postmaster, its zombie keeps the lock files looking alive: then they go.)
+# SIGKILL of the postmaster, and a start once its children are gone.
 sub crash_and_start
 {
-	my $postmaster = $node->{_pid};
-	$node->kill9;
-	for (my $i = 0; $i < 300; $i++)
-	{
-		my $state = eval { (split / /, slurp_file("/proc/$postmaster/stat"))[2] };
-		last if (!defined($state) || $state eq 'Z') && !`pgrep -f 'postgres: [r]eservation: '`;
-		usleep(100_000);
-	}
-	if (-e "/proc/$postmaster")
-	{
-		unlink($node->data_dir . '/postmaster.pid');
-		unlink($node->host . '/.s.PGSQL.' . $node->port . '.lock');
-	}
+	kill9_and_wait($node);
 	$node->start;
 }
 
@@ -94,12 +68,12 @@ sub crash_and_start
 # and a quarter), and are back with the clock once that has passed.
 issue_some();
 crash_and_start();
-my $after_crash = lead_ms();
+my $after_crash = lead_ms($node);
 # The lead fades: the IDs' time rises at 3/4 of real-time rate until the clock catches up,
 # so within four times the lead.
 my $faded_after = time;
-my $later = lead_ms();
-$later = lead_ms() while $later > 20 && time - $faded_after < 8 && usleep(100_000);
+my $later = lead_ms($node);
+$later = lead_ms($node) while $later > 20 && time - $faded_after < 8 && usleep(100_000);
 $faded_after = time - $faded_after;
 diag(sprintf('after a SIGKILL of the postmaster: lead %d ms at once, %d ms %.1f s later',
 	$after_crash, $later, $faded_after));
@@ -116,20 +90,14 @@ SKIP:
 	my $before = $node->safe_psql('postgres', 'SELECT snowflake()');
 	$node->stop;
 	$log_from = -s $node->logfile;
-	{
-		local $ENV{LD_PRELOAD} = $faketime;
-		local $ENV{FAKETIME} = '-10s';
-		local $ENV{DONT_FAKE_MONOTONIC} = '1';
-		local $ENV{FAKETIME_DONT_FAKE_MONOTONIC} = '1';
-		$node->start;
-	}
+	start_with_clock($node, '-10s');
 	my $first = $node->safe_psql('postgres', 'SELECT snowflake()');
 	ok($first > $before, 'after the clock went 10 s back over a restart, IDs stay above the old ones');
-	like(substr(slurp_file($node->logfile), $log_from),
+	like(log_since($node, $log_from),
 		qr/WARNING:  system clock is (?:[7-9]|10)\.\d+ s behind the snowflake reservation/,
 		'with a WARNING');
 	sleep 2;
-	my $lead = lead_ms();
+	my $lead = lead_ms($node);
 	diag("2 s later, the IDs run ahead of the server's clock by $lead ms");
 	ok($lead > 7000 && $lead < 12000,
 		'IDs run from the reservation at real-time rate, ahead of the wrong clock');
@@ -137,14 +105,11 @@ SKIP:
 	# The clock corrected (no libfaketime): with the clock again.
 	$node->stop;
 	$node->start;
-	is(lead_ms() <= 20 ? 1 : 0, 1, 'once the clock is corrected, a restart leaves no lead');
+	is(lead_ms($node) <= 20 ? 1 : 0, 1, 'once the clock is corrected, a restart leaves no lead');
 }
 
 # --- snowflake.max_lead = 10 s for the rest: room for bursts ahead of the clock.
-$node->safe_psql('postgres', "ALTER SYSTEM SET snowflake.max_lead = '10s'");
-$node->reload;
-$node->poll_query_until('postgres', q{SELECT current_setting('snowflake.max_lead') = '10s'})
-  or die 'snowflake.max_lead was not reloaded';
+set_and_reload($node, 'snowflake.max_lead' => '10s');
 
 # --- A hung disk: the writer cannot write (the temporary file is a FIFO nobody reads, so its
 # open blocks); a generator that reaches the reservation waits, and statement_timeout ends it.
@@ -230,17 +195,8 @@ foreach my $call ('snowflake()', 'snowflake_uuidv7()', 'ulid()')
 	like($stderr, qr/ERROR:  25006: cannot generate snowflake IDs during recovery.*HINT:  Generate IDs on the primary/s,
 		"a standby refuses $call, with a hint");
 }
-# (The writer needs no database connection, so it shows among the postmaster's children in
-# ps, not in pg_stat_activity.)
-sub writers
-{
-	my ($node) = @_;
-	my $postmaster = $node->{_pid};
-	my @found = grep { /snowflake reservation writer/ } split /\n/, `ps -o args= --ppid $postmaster`;
-	return scalar @found;
-}
-is(writers($standby), 0, 'a standby runs no reservation writer');
-is(writers($node), 1, 'the primary runs one');
+is(scalar writer_pids($standby), 0, 'a standby runs no reservation writer');
+is(scalar writer_pids($node), 1, 'the primary runs one');
 # A burst on the primary takes new reservations, which the standby replays.
 my $last = $node->safe_psql('postgres',
 	'SELECT max(snowflake_timestamp(id)) FROM (SELECT snowflake(14) AS id FROM generate_series(1, 3000000)) s');
@@ -260,7 +216,7 @@ $node->stop;
 $node->append_conf('postgresql.conf', "snowflake.epoch = '1314220021721'\n");
 $log_from = -s $node->logfile;
 $node->start;
-like(substr(slurp_file($node->logfile), $log_from),
+like(log_since($node, $log_from),
 	qr/WARNING:  snowflake.epoch is 1314220021721, but IDs were issued with 1577836800000/,
 	'a changed snowflake.epoch: the server starts, and says which epoch the IDs were issued with');
 foreach my $call ('snowflake()', 'snowflake_uuidv7()', 'ulid()')

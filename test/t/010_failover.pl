@@ -17,16 +17,11 @@ use SnowflakeTest;
 my $faketime = faketime_library();
 plan skip_all => $no_faketime unless $faketime;
 
-my $conf = qq{
-shared_preload_libraries = 'snowflake'
+my $primary = snowflake_node('primary', qq{
 snowflake.shard_id = 3
 snowflake.max_lead = '10s'
 snowflake.reservation_window = '100ms'
-};
-
-my $primary = PostgreSQL::Test::Cluster->new('primary');
-$primary->init(allows_streaming => 1, has_archiving => 1);
-$primary->append_conf('postgresql.conf', $conf);
+}, allows_streaming => 1, has_archiving => 1);
 $primary->start;
 $primary->safe_psql('postgres', q{
 CREATE EXTENSION snowflake;
@@ -59,11 +54,7 @@ $pitr->init_from_backup($primary, 'early', has_restoring => 1, standby => 0);
 sub start_behind
 {
 	my ($node) = @_;
-	local $ENV{LD_PRELOAD} = $faketime;
-	local $ENV{FAKETIME} = '-10m';
-	local $ENV{DONT_FAKE_MONOTONIC} = '1';
-	local $ENV{FAKETIME_DONT_FAKE_MONOTONIC} = '1';
-	$node->start;
+	start_with_clock($node, '-10m');
 }
 
 start_behind($standby);

@@ -11,15 +11,15 @@ use warnings FATAL => 'all';
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib "$FindBin::Bin/../lib";
+use SnowflakeTest;
 
 # The epoch is a UTC midnight, so every day starts at a multiple of 86400000 << 23.
 my $epoch = "timestamptz '2024-01-01 00:00:00+00'";
 my $day_ids = 86400000 * (1 << 23);
 
-my $node = PostgreSQL::Test::Cluster->new('partitioning');
-$node->init;
-$node->append_conf('postgresql.conf', qq{
-shared_preload_libraries = 'snowflake'
+my $node = snowflake_node('partitioning', qq{
 snowflake.epoch = '1704067200000'
 timezone = 'UTC'
 });
@@ -80,7 +80,7 @@ my @kinds = (
 	  decode => 'uuidv7_timestamp(id)' },
 	{ name => 'ULID', t => 'ev_ulid', type => 'ulid',
 	  at => sub { "ulid_at($_[0])" },
-	  fill => 'ulid(ts)', now => 'ulid()',
+	  fill => 'ulid_from_time(ts)', now => 'ulid()',
 	  decode => 'ulid_timestamp(id)' },
 );
 

@@ -19,30 +19,16 @@ plan skip_all => $no_faketime unless $faketime;
 sub server
 {
 	my ($name, $shard) = @_;
-	my $node = PostgreSQL::Test::Cluster->new($name);
-	$node->init;
-	$node->append_conf('postgresql.conf', qq{
-shared_preload_libraries = 'snowflake'
+	return snowflake_node($name, qq{
 snowflake.shard_id = $shard
 snowflake.max_clock_offset = '10s'
 });
-	return $node;
-}
-
-sub start_slow
-{
-	my ($node) = @_;
-	local $ENV{LD_PRELOAD} = $faketime;
-	local $ENV{FAKETIME} = '-5s';
-	local $ENV{DONT_FAKE_MONOTONIC} = '1';
-	local $ENV{FAKETIME_DONT_FAKE_MONOTONIC} = '1';
-	$node->start;
 }
 
 my $fast = server('fast', 1);
 my $slow = server('slow', 2);
 $fast->start;
-start_slow($slow);
+start_with_clock($slow, '-5s');
 $_->safe_psql('postgres', 'CREATE EXTENSION snowflake') for ($fast, $slow);
 
 # The slow server's IDs are about 5 s behind the fast one's.
@@ -99,11 +85,7 @@ ok($slow->safe_psql('postgres', 'SELECT observed_moves FROM snowflake_status() L
 	'snowflake_status() counts observations that moved the clock');
 
 # An ID further ahead than snowflake.max_clock_offset is refused, and moves nothing.
-$slow->safe_psql('postgres', "ALTER SYSTEM SET snowflake.max_clock_offset = '2s'");
-$slow->reload;
-$slow->poll_query_until('postgres',
-	q{SELECT current_setting('snowflake.max_clock_offset') = '2s'})
-  or die 'snowflake.max_clock_offset was not reloaded';
+set_and_reload($slow, 'snowflake.max_clock_offset' => '2s');
 # (the slow server's IDs are at the fast one's time now, after the last observation: wait
 # until its own clock would be the one ahead no more)
 sleep 6;
@@ -116,11 +98,7 @@ like($stderr, qr/ERROR:  observed snowflake ID is \d+ ms ahead of this server's 
 ok($slow->safe_psql('postgres', "SELECT (snowflake() < $ahead)::int"),
 	'and the slow server did not move');
 $slow->safe_psql('postgres', 'ALTER SYSTEM RESET snowflake.max_clock_offset');
-$slow->safe_psql('postgres', "ALTER SYSTEM SET snowflake.max_clock_offset = '10s'");
-$slow->reload;
-$slow->poll_query_until('postgres',
-	q{SELECT current_setting('snowflake.max_clock_offset') = '10s'})
-  or die 'snowflake.max_clock_offset was not reloaded';
+set_and_reload($slow, 'snowflake.max_clock_offset' => '10s');
 
 # 8 clients on the slow server, each observing IDs up to 4.9 s ahead of its clock (as the
 # fast server's would be) and generating every kind right after: no duplicate, no inversion.
@@ -155,11 +133,11 @@ sleep 6;
 my $last = $fast->safe_psql('postgres', 'SELECT snowflake()');
 $slow->safe_psql('postgres', "SELECT snowflake_observe(${last}::bigint)");
 $slow->stop('immediate');
-start_slow($slow);
+start_with_clock($slow, '-5s');
 ok($slow->safe_psql('postgres', "SELECT (snowflake() > $last)::int"),
 	'after a crash and restart, the slow server still issues IDs above the observed one');
 $slow->stop;
-start_slow($slow);
+start_with_clock($slow, '-5s');
 my $after = $fast->safe_psql('postgres', 'SELECT snowflake()');
 $slow->safe_psql('postgres', "SELECT snowflake_observe(${after}::bigint)");
 $slow->restart;

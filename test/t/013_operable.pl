@@ -31,23 +31,9 @@ use SnowflakeTest;
 
 my $faketime = faketime_library();
 
-sub start_with_clock
-{
-	my ($node, $offset) = @_;
-	local $ENV{LD_PRELOAD} = $faketime;
-	local $ENV{FAKETIME} = $offset;
-	# The monotonic clock stays real: the IDs' clock runs at real rate from what it starts at.
-	local $ENV{DONT_FAKE_MONOTONIC} = '1';
-	local $ENV{FAKETIME_DONT_FAKE_MONOTONIC} = '1';
-	$node->start;
-}
-
-my $node = PostgreSQL::Test::Cluster->new('operable');
-$node->init(allows_streaming => 1);
-$node->append_conf('postgresql.conf', qq{
-shared_preload_libraries = 'snowflake'
+my $node = snowflake_node('operable', qq{
 snowflake.shard_id = 4
-});
+}, allows_streaming => 1);
 $node->start;
 my $file = $node->data_dir . '/snowflake.reservation';
 
@@ -55,25 +41,6 @@ sub status
 {
 	my ($expr, $on) = @_;
 	return ($on // $node)->safe_psql('postgres', "SELECT $expr FROM snowflake_status()");
-}
-
-# The writer runs without a database connection: it shows among the postmaster's children.
-sub writer_pids
-{
-	my ($n) = @_;
-	my $postmaster = $n->{_pid};
-	return map { /^\s*(\d+)\s/ ? $1 : () }
-	  grep { /snowflake reservation writer/ } split /\n/, `ps -o pid=,args= --ppid $postmaster`;
-}
-
-# How far a new value of each kind is ahead of the clock, in ms (the largest of the three).
-sub lead_ms
-{
-	my $out = $node->safe_psql('postgres', q{
-SELECT round(extract(epoch FROM snowflake_timestamp(snowflake()) - clock_timestamp()) * 1000),
-       round(extract(epoch FROM uuidv7_timestamp(snowflake_uuidv7()) - clock_timestamp()) * 1000),
-       round(extract(epoch FROM ulid_timestamp(ulid()) - clock_timestamp()) * 1000)});
-	return max(split /\|/, $out);
 }
 
 # A function's result columns, "name type" sorted by name.
@@ -152,7 +119,7 @@ is(status('count(*)'), '1', 'and snowflake_status() is still one row');
 # --- Restarts with no ID between them: no lead builds up.
 $node->safe_psql('postgres', 'SELECT snowflake()');
 $node->restart for 1 .. 4;
-my $idle_lead = lead_ms();
+my $idle_lead = lead_ms($node);
 diag("lead of the first IDs after 4 clean restarts with no ID between them: $idle_lead ms");
 ok(abs($idle_lead) <= 100, 'idle restarts leave the next IDs within 100 ms of the clock');
 
@@ -219,7 +186,7 @@ SELECT (SELECT min(sf) FROM n) > (SELECT max(sf) FROM before_ids),
 	is($failed_behind, 0, 'no stall: the same load completes, statement by statement');
 	ok($waits_behind <= $waits_right, 'with no more lead waits than with a right clock');
 
-	my @warnings = substr(slurp_file($node->logfile), $from)
+	my @warnings = log_since($node, $from)
 	  =~ /WARNING:  system clock is (\d+\.\d{3}) s behind the snowflake reservation/g;
 	diag("WARNINGs: @warnings");
 	is(scalar @warnings, 1, 'one WARNING says the clock is behind');
@@ -228,7 +195,7 @@ SELECT (SELECT min(sf) FROM n) > (SELECT max(sf) FROM before_ids),
 	# Once the clock is right again (a restart), no lead is left.
 	$node->stop;
 	$node->start;
-	my $lead_right = lead_ms();
+	my $lead_right = lead_ms($node);
 	my $gap_right = $gap->();
 	diag("after a restart with the clock right again: lead $lead_right ms, clock_gap_ms $gap_right");
 	ok(abs($lead_right) <= 100 && abs($gap_right) <= 100, 'a right clock again leaves no lead');
@@ -240,10 +207,10 @@ SELECT (SELECT min(sf) FROM n) > (SELECT max(sf) FROM before_ids),
 	$from = -s $node->logfile;
 	start_with_clock($node, '-4s');
 	my $t0 = time;
-	my $lead0 = lead_ms();
+	my $lead0 = lead_ms($node);
 	sleep 4;
 	my $t1 = time;
-	my $lead1 = lead_ms();
+	my $lead1 = lead_ms($node);
 	my $span = ($t1 - $t0) * 1000;
 	my $drop = $lead0 - $lead1;
 	diag(sprintf('clock 4 s behind: lead %d ms at once, %d ms %.2f s later (%.2f of the time passed)',
@@ -253,10 +220,10 @@ SELECT (SELECT min(sf) FROM n) > (SELECT max(sf) FROM before_ids),
 		'the lead fades a quarter as fast as time passes (IDs at 3/4 of real rate)');
 	my $until = $t1 + 4 * max($lead1, 0) / 1000 + 1.5;
 	usleep(100_000) while time < $until;
-	my $lead2 = lead_ms();
+	my $lead2 = lead_ms($node);
 	diag("once the clock should have caught up: lead $lead2 ms");
 	ok($lead2 <= 20, 'and is gone once the clock catches up');
-	unlike(substr(slurp_file($node->logfile), $from), qr/behind the snowflake reservation/,
+	unlike(log_since($node, $from), qr/behind the snowflake reservation/,
 		'a gap within the reservation\'s reach is no clock fault: no WARNING');
 	$node->stop;
 	$node->start;
@@ -291,10 +258,7 @@ is($node->safe_psql('postgres', 'SELECT count(snowflake(12)) FROM generate_serie
 # --- A write that hangs (the temporary file is a FIFO nobody reads: its open blocks), with
 # snowflake.reservation_timeout lowered to 2 s: writer_busy_ms shows it, the generator ends
 # with the ERROR.
-$node->safe_psql('postgres', "ALTER SYSTEM SET snowflake.reservation_timeout = '2s'");
-$node->reload;
-$node->poll_query_until('postgres', q{SELECT current_setting('snowflake.reservation_timeout') = '2s'})
-  or die 'snowflake.reservation_timeout was not reloaded';
+set_and_reload($node, 'snowflake.reservation_timeout' => '2s');
 ($ret, $stdout, $stderr) = $node->psql('postgres', "SET snowflake.reservation_timeout = '1s'",
 	extra_params => [ '-v', 'VERBOSITY=verbose' ]);
 like($stderr, qr/ERROR:  55P02:/, 'a session cannot set snowflake.reservation_timeout (the server\'s)');
@@ -469,9 +433,7 @@ $node->stop;
 # --- A cluster with the library preloaded that never ran CREATE EXTENSION: nothing of it in
 # WAL, so after a crash it recovers without the library (no "resource manager with ID 219
 # not registered").
-my $bare = PostgreSQL::Test::Cluster->new('bare');
-$bare->init;
-$bare->append_conf('postgresql.conf', "shared_preload_libraries = 'snowflake'\n");
+my $bare = snowflake_node('bare');
 $bare->start;
 $bare->safe_psql('postgres', 'CREATE TABLE t AS SELECT g FROM generate_series(1, 1000) g');
 for (my $i = 0; $i < 100 && !writer_pids($bare); $i++) { usleep(100_000); }
@@ -481,7 +443,7 @@ $bare->stop('immediate');
 $bare->append_conf('postgresql.conf', "shared_preload_libraries = ''\n");
 $from = -s $bare->logfile;
 ok($bare->start(fail_ok => 1), 'nor a reservation in WAL: after an immediate stop it recovers without the library');
-unlike(substr(slurp_file($bare->logfile), $from), qr/resource manager with ID 219/,
+unlike(log_since($bare, $from), qr/resource manager with ID 219/,
 	'no record of the resource manager 219 was met');
 is($bare->safe_psql('postgres', 'SELECT count(*) FROM t'), '1000', 'and the data is there');
 $bare->stop;

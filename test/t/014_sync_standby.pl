@@ -21,13 +21,10 @@ my $faketime = faketime_library();
 plan skip_all => $no_faketime
   unless $faketime;
 
-my $primary = PostgreSQL::Test::Cluster->new('primary');
-$primary->init(allows_streaming => 1);
-$primary->append_conf('postgresql.conf', qq{
-shared_preload_libraries = 'snowflake'
+my $primary = snowflake_node('primary', qq{
 snowflake.shard_id = 3
 snowflake.reservation_timeout = '2s'
-});
+}, allows_streaming => 1);
 $primary->start;
 $primary->safe_psql('postgres', 'CREATE EXTENSION snowflake');
 
@@ -57,13 +54,7 @@ my $standby = PostgreSQL::Test::Cluster->new('standby');
 $standby->init_from_backup($primary, 'base', has_streaming => 1);
 $standby->append_conf('postgresql.conf',
 	"primary_conninfo = '" . $primary->connstr . " application_name=sync1'\n");
-{
-	local $ENV{LD_PRELOAD} = $faketime;
-	local $ENV{FAKETIME} = '-10m';
-	local $ENV{DONT_FAKE_MONOTONIC} = '1';
-	local $ENV{FAKETIME_DONT_FAKE_MONOTONIC} = '1';
-	$standby->start;
-}
+start_with_clock($standby, '-10m');
 my $offset = $standby->safe_psql('postgres', 'SELECT extract(epoch FROM clock_timestamp())') - time;
 diag(sprintf('the standby\'s clock is %.1f s off', $offset));
 ok(abs($offset + 600) < 30, 'the standby\'s clock is 10 minutes behind');
@@ -71,11 +62,7 @@ ok(abs($offset + 600) < 30, 'the standby\'s clock is 10 minutes behind');
 # (Set on the primary alone: the standby's copy of the configuration keeps the defaults.)
 # snowflake.max_lead = 30 s lets a burst run far ahead of the clock, and of the reservation
 # the standby holds.
-$primary->safe_psql('postgres', "ALTER SYSTEM SET synchronous_standby_names = 'sync1'");
-$primary->safe_psql('postgres', "ALTER SYSTEM SET snowflake.max_lead = '30s'");
-$primary->reload;
-$primary->poll_query_until('postgres', q{SELECT current_setting('snowflake.max_lead') = '30s'})
-  or die 'snowflake.max_lead was not reloaded';
+set_and_reload($primary, synchronous_standby_names => 'sync1', 'snowflake.max_lead' => '30s');
 $primary->poll_query_until('postgres',
 	q{SELECT sync_state = 'sync' FROM pg_stat_replication WHERE application_name = 'sync1'})
   or die 'the standby did not become synchronous';

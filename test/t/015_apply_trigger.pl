@@ -10,6 +10,9 @@ use File::Basename qw(dirname);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib "$FindBin::Bin/../lib";
+use SnowflakeTest;
 
 # The README's block for subscribers: the first ```sql block that names the trigger function.
 my $readme = dirname(__FILE__) . '/../../README.md';
@@ -41,12 +44,9 @@ SQL
 sub server
 {
 	my ($name, $shard) = @_;
-	my $node = PostgreSQL::Test::Cluster->new($name);
-	$node->init(allows_streaming => 'logical');
-	$node->append_conf('postgresql.conf', qq{
-shared_preload_libraries = 'snowflake'
+	my $node = snowflake_node($name, qq{
 snowflake.shard_id = $shard
-});
+}, allows_streaming => 'logical');
 	$node->start;
 	$node->safe_psql('postgres', q{
 CREATE EXTENSION snowflake;
@@ -108,7 +108,7 @@ INSERT INTO uuid_keyed SELECT gen_random_uuid(), 'version 4' FROM generate_serie
 INSERT INTO uuid_keyed SELECT uuidv7_from_time(now() + interval '1 hour'), 'an hour ahead'
   FROM generate_series(1, 5);
 INSERT INTO ulid_keyed SELECT ulid(), 'now' FROM generate_series(1, 10);
-INSERT INTO ulid_keyed SELECT ulid(now() + interval '1 hour'), 'an hour ahead' FROM generate_series(1, 5);
+INSERT INTO ulid_keyed SELECT ulid_from_time(now() + interval '1 hour'), 'an hour ahead' FROM generate_series(1, 5);
 INSERT INTO events VALUES (snowflake(), 'now'), (snowflake_at(now() + interval '1 hour') + 1, 'an hour ahead');
 });
 ok( arrived(q{
@@ -131,7 +131,7 @@ foreach my $case (
 	  'snowflake()', '%s', 'snowflake_timestamp' ],
 	[ 'uuid_keyed', 'uuid key 3 s ahead', 'uuidv7_from_time(clock_timestamp() + interval \'3 s\')',
 	  'snowflake_uuidv7()', "'%s'::uuid", 'uuidv7_timestamp' ],
-	[ 'ulid_keyed', 'ulid key 4 s ahead', 'ulid(clock_timestamp() + interval \'4 s\')',
+	[ 'ulid_keyed', 'ulid key 4 s ahead', 'ulid_from_time(clock_timestamp() + interval \'4 s\')',
 	  'ulid()', "'%s'::ulid", 'ulid_timestamp' ])
 {
 	my ($table, $what, $value, $generator, $literal, $decode) = @$case;

@@ -13,10 +13,7 @@ use SnowflakeTest;
 
 my $faketime = faketime_library();
 
-my $node = PostgreSQL::Test::Cluster->new('shard_range');
-$node->init;
-$node->append_conf('postgresql.conf', qq{
-shared_preload_libraries = 'snowflake'
+my $node = snowflake_node('shard_range', qq{
 snowflake.shard_id = 4
 snowflake.shard_count = 4
 max_connections = 40
@@ -88,13 +85,7 @@ SKIP:
 {
 	skip $no_faketime, 5 unless $faketime;
 	$node->stop;
-	{
-		local $ENV{LD_PRELOAD} = $faketime;
-		local $ENV{FAKETIME} = '-10s';
-		local $ENV{DONT_FAKE_MONOTONIC} = '1';
-		local $ENV{FAKETIME_DONT_FAKE_MONOTONIC} = '1';
-		$node->start;
-	}
+	start_with_clock($node, '-10s');
 	load(1, 'the clock 10 s back');
 	check_era(1, 4, 7, 'the clock 10 s back over a restart');
 	$node->stop;
@@ -123,10 +114,7 @@ SELECT count(DISTINCT snowflake_shard(id)) > 1, bool_and(id > prev)
 	't|t', 'one statement of 3,000,000 IDs spreads over the range, in increasing order');
 
 # A range reaching past shard 8191: refused with the reason.
-$node->safe_psql('postgres', 'ALTER SYSTEM SET snowflake.shard_id = 8190');
-$node->reload;
-$node->poll_query_until('postgres', q{SELECT current_setting('snowflake.shard_id') = '8190'})
-  or die 'snowflake.shard_id was not reloaded';
+set_and_reload($node, 'snowflake.shard_id' => '8190');
 my ($ret, $stdout, $stderr) =
   $node->psql('postgres', 'SELECT snowflake()', extra_params => [ '-v', 'VERBOSITY=verbose' ]);
 like($stderr,

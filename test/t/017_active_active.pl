@@ -56,11 +56,7 @@ sub start_node
 	my ($node) = @_;
 	if ($faketime && $node == $slow)
 	{
-		local $ENV{LD_PRELOAD} = $faketime;
-		local $ENV{FAKETIME} = '-3s';
-		local $ENV{DONT_FAKE_MONOTONIC} = '1';
-		local $ENV{FAKETIME_DONT_FAKE_MONOTONIC} = '1';
-		$node->start;
+		start_with_clock($node, '-3s');
 	}
 	else
 	{
@@ -484,12 +480,9 @@ SKIP:
 	  unless $nodes[0]->safe_psql('postgres',
 		q{SELECT to_regprocedure('snowflake_replica_guard()') IS NOT NULL}) eq 't';
 
-	my $wrong = PostgreSQL::Test::Cluster->new('wrong1');
-	$wrong->init(allows_streaming => 'logical');
-	$wrong->append_conf('postgresql.conf', q{
-shared_preload_libraries = 'snowflake'
+	my $wrong = snowflake_node('wrong1', q{
 snowflake.shard_id = 1
-});
+}, allows_streaming => 'logical');
 	$wrong->start;
 	$wrong->safe_psql('postgres', q{
 CREATE EXTENSION snowflake;
@@ -526,10 +519,7 @@ ALTER TABLE t ENABLE ALWAYS TRIGGER t_guard;
 		q{SELECT count(*) FROM pg_settings WHERE name = 'snowflake.on_shard_collision'}) eq '1';
 	# With snowflake.on_shard_collision = 'error' the row is refused (the apply stops and
 	# retries), until the setting is back to a warning.
-	$one->safe_psql('postgres', "ALTER SYSTEM SET snowflake.on_shard_collision = 'error'");
-	$one->reload;
-	$one->poll_query_until('postgres', q{SELECT current_setting('snowflake.on_shard_collision') = 'error'})
-	  or die 'snowflake.on_shard_collision was not reloaded';
+	set_and_reload($one, 'snowflake.on_shard_collision' => 'error');
 	sleep 1;    # (the apply worker takes the reload when its latch is set)
 	$log_at = -s $one->logfile;
 	my $id = $wrong->safe_psql('postgres', 'INSERT INTO t DEFAULT VALUES RETURNING id');

@@ -8,10 +8,11 @@ use warnings FATAL => 'all';
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib "$FindBin::Bin/../lib";
+use SnowflakeTest;
 
-my $node = PostgreSQL::Test::Cluster->new('loud_settings');
-$node->init;
-$node->append_conf('postgresql.conf', "shared_preload_libraries = 'snowflake'\n");
+my $node = snowflake_node('loud_settings');
 $node->start;
 $node->safe_psql('postgres', 'CREATE EXTENSION snowflake');
 
