@@ -143,3 +143,13 @@ CONF
 stop_server() {
   as_user "$PG_BIN/pg_ctl" -D "$SERVER_DATA" -m fast stop >/dev/null
 }
+
+# libfaketime's library, wherever Debian's multiarch layout puts it (the soaks' slow servers).
+faketime_library() {
+  local libs=(/usr/lib/*/faketime/libfaketime.so.1 /usr/lib/faketime/libfaketime.so.1)
+  local lib
+  for lib in "${libs[@]}"; do
+    if [ -e "$lib" ]; then echo "$lib"; return 0; fi
+  done
+  die "libfaketime.so.1 not found under /usr/lib/*/faketime or /usr/lib/faketime"
+}

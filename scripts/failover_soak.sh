@@ -21,9 +21,7 @@ ensure_server_user
 prepare_work
 build_and_install
 
-faketime_libs=(/usr/lib/*/faketime/libfaketime.so.1)
-[ -e "${faketime_libs[0]}" ] || die "libfaketime.so.1 not found under /usr/lib/*/faketime"
-FAKETIME_LIB=${faketime_libs[0]}
+FAKETIME_LIB=$(faketime_library)
 # Every process of the run names TAG on its command line: pg_autoctl and the postmasters name
 # DIR, and the servers' other processes carry it as their cluster_name.
 TAG=snowflake-failover

@@ -34,9 +34,7 @@ SCOPE=$TAG
 CONN_OPTS="user=postgres dbname=postgres connect_timeout=2"
 started_at=$SECONDS
 
-faketime_libs=(/usr/lib/*/faketime/libfaketime.so.1)
-[ -e "${faketime_libs[0]}" ] || die "libfaketime.so.1 not found under /usr/lib/*/faketime"
-FAKETIME_LIB=${faketime_libs[0]}
+FAKETIME_LIB=$(faketime_library)
 
 # Runs a command as SERVER_USER in place: setpriv execs where runuser forks and waits, so the
 # PID of a background job is the command's own and a signal sent to it reaches it.
