@@ -43,6 +43,11 @@ PG_CPPFLAGS += -isystem $(shell $(PG_CONFIG) --includedir-server)
 PG_CPPFLAGS += -DSNOWFLAKE_VERSION='"$(EXTVERSION)"'
 
 SHLIB_LINK += -lstdc++
+# The server loads libraries RTLD_GLOBAL: calls inside this one bind to its own functions,
+# never to a same-named one of a library loaded before it (ELF linkers; others bind so anyway).
+ifneq ($(findstring linux,$(shell $(CXX) -dumpmachine)),)
+SHLIB_LINK += -Wl,-Bsymbolic
+endif
 # The server's bitcode rule drops PG_CXXFLAGS; JIT inlining of this module is not needed.
 override with_llvm = no
 

@@ -1,7 +1,9 @@
-// The C symbols of earlier releases. The install script of 0.1.0 and the upgrade scripts name
-// them, and so does the catalog of a database not yet updated to 1.0.0 (its functions keep
-// the symbol they were created with until ALTER EXTENSION snowflake UPDATE). Each old name
-// calls the function that carries the 1.0.0 name; none is named by extension/snowflake.sql.
+// The C symbols of earlier releases. 0.1.0's install script names them (every older version
+// is installed through it), and so does the catalog of a database not yet updated to 1.0.0
+// (its functions keep the symbol they were created with until ALTER EXTENSION snowflake
+// UPDATE). Each old name calls the function that carries the 1.0.0 name; the library is
+// linked -Bsymbolic (Makefile), so that call reaches this library's function even where
+// another loaded library exports the same name.
 #include "../core/id128.hpp"
 
 #include "pg.hpp"
@@ -30,7 +32,7 @@ SNOWFLAKE_LEGACY_SYMBOL(snowflake_uuidv7_timestamp, uuidv7_timestamp)
 SNOWFLAKE_LEGACY_SYMBOL(ulid_generate_at_time, ulid_from_time)
 
 // 0.1.0 to 0.3.0: uuid_version(uuid), dropped in 1.0.0 (core has uuid_extract_version() on
-// 17 and later). Kept for the install scripts before 1.0.0 and the upgrade path through them.
+// 17 and later). Kept for 0.1.0's install script and the upgrade path through it.
 SNOWFLAKE_FUNCTION(snowflake_uuid_version) {
   const int version = snowflake::uuid_version(PG_GETARG_UUID_P(0)->data);
   if (version < 0) PG_RETURN_NULL();

@@ -1,5 +1,5 @@
 // snowflake_observe(): causal order across servers. An ID seen from elsewhere raises the
-// floor of this server's ID clock past its millisecond (clock.hpp's clock_observe), so that
+// floor of this server's ID clock past its millisecond (clock_observe, src/core/clock.hpp), so that
 // every ID issued here afterwards, of every kind and shard, is above it; and the durable
 // reservation is made to cover it, so that this holds after a restart too.
 // snowflake_observe_trigger() does the same for the ID columns of each row that replication
