@@ -99,6 +99,9 @@ build_and_install() {
   fi | as_user tar -C "$tree" -xf -
   as_user make -C "$tree" -s -j"$(nproc)" PG_CONFIG="$pg_config" ERROR_ON_WARNING=1 \
     all test/unit/unit_tests
+  # Install scripts of the versions a build before this one put there would be taken before the
+  # update path: remove them, so that what the tests install is what this Makefile ships.
+  as_root sh -c 'rm -f "$1"/extension/snowflake--*.sql' sh "$("$pg_config" --sharedir)"
   as_root make -C "$tree" -s PG_CONFIG="$pg_config" install
 }
 
