@@ -597,7 +597,9 @@ BEGIN
 		-- first 48 bits read as years up to 10889), or rows backfilled with a future time.
 		-- A uuid column's version 4 values hold no time and stay where they sort.
 		IF gen IN ('snowflake_uuidv7', 'ulid') AND NOT adopted AND indexed THEN
-			EXECUTE format('SELECT %I::text FROM %s WHERE %I IS NOT NULL ORDER BY %I DESC LIMIT 1', col, qtbl, col, col) INTO top_id;
+			-- (qualified: a bare name in ORDER BY would be the text output column, a sort of the table)
+			EXECUTE format('SELECT %1$s.%2$I::text FROM %1$s WHERE %1$s.%2$I IS NOT NULL ORDER BY %1$s.%2$I DESC LIMIT 1',
+			               qtbl, col) INTO top_id;
 			IF top_id IS NOT NULL THEN
 				EXECUTE format('SELECT %I.%I($1::%s)', ext_schema,
 				               CASE gen WHEN 'ulid' THEN 'ulid_timestamp' ELSE 'uuidv7_timestamp' END,
