@@ -156,3 +156,21 @@ faketime_library() {
   done
   die "libfaketime.so.1 not found under /usr/lib/*/faketime or /usr/lib/faketime"
 }
+
+# The soaks' end. report_left RUN PIDS: fails, listing the processes of RUN still there.
+report_left() {
+  printf 'error: processes of %s are still there:\n' "$1" >&2
+  # shellcheck disable=SC2086
+  ps -o pid,user,args -p "$(echo $2 | tr ' ' ,)" >&2 || true
+  return 1
+}
+# end_run STATUS RUN WHAT: the EXIT trap. Stops WHAT (the script's stop_everything), fails
+# if anything is left, and on failure says where RUN's logs are ($DIR).
+end_run() {
+  local status=$1
+  trap - EXIT
+  log "stopping $3"
+  stop_everything || status=1
+  [ "$status" = 0 ] || log "$2 failed (status $status); its logs are in $DIR"
+  exit "$status"
+}

@@ -53,7 +53,7 @@ defunct() { ps -u postgres -o stat=,pid= | awk '$1 ~ /^Z/ { print $2 }'; }
 # managers first: pg_autoctl starts again a server that stops under it, and ending its
 # runuser wrapper does not end it.
 stop_everything() {
-  local d p left
+  local d p
   for d in node2 node1 monitor; do
     [ -f "$DIR/$d/PG_VERSION" ] || continue
     autoctl stop --pgdata "$DIR/$d" >/dev/null 2>&1 || true
@@ -81,20 +81,9 @@ stop_everything() {
     gone_within 10 defunct || log "exited servers not yet reaped by init: $(defunct | wc -l)"
     return 0
   fi
-  left=$(ours)
-  printf 'error: processes of the pg_auto_failover run are still there:\n' >&2
-  # shellcheck disable=SC2086
-  ps -o pid,user,args -p "$(echo $left | tr ' ' ,)" >&2 || true
-  return 1
+  report_left "the pg_auto_failover run" "$(ours)"
 }
-cleanup() {
-  local status=$?
-  trap - EXIT
-  log "stopping pg_auto_failover and its servers"
-  stop_everything || status=1
-  [ "$status" = 0 ] || log "the pg_auto_failover run failed (status $status); its logs are in $DIR"
-  exit "$status"
-}
+cleanup() { end_run $? "the pg_auto_failover run" "pg_auto_failover and its servers"; }
 
 pids=()
 stop_everything || die "could not stop an earlier run's processes"

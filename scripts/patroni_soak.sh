@@ -114,19 +114,9 @@ stop_everything() {
     [ -n "$left" ] || return 0
     sleep 0.1
   done
-  printf 'error: processes of the Patroni run are still there:\n' >&2
-  # shellcheck disable=SC2086
-  ps -o pid,user,args -p "$(echo $left | tr ' ' ,)" >&2 || true
-  return 1
+  report_left "the Patroni run" "$left"
 }
-cleanup() {
-  local status=$?
-  trap - EXIT
-  log "stopping Patroni, etcd and the servers"
-  stop_everything || status=1
-  [ "$status" = 0 ] || log "the Patroni run failed (status $status); its logs are in $DIR"
-  exit "$status"
-}
+cleanup() { end_run $? "the Patroni run" "Patroni, etcd and the servers"; }
 
 stop_everything || die "could not stop an earlier run's processes"
 rm -rf "$DIR"
