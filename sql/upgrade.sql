@@ -263,7 +263,24 @@ SELECT v.from_version, 'fresh only', s.* FROM (VALUES ('0.1.0'), ('0.2.0'), ('0.
            EXCEPT SELECT kind, object, properties FROM upgraded_catalog u WHERE u.from_version = v.from_version) s
 ORDER BY 1, 2, 3, 4, 5;
 
+-- the owner of a database, no superuser, updates the extension it created (it is trusted);
+-- the update's check and renames run with the extension's rights, not the owner's
+DROP EXTENSION snowflake;
+CREATE ROLE regress_snowflake_upgrader;
+ALTER DATABASE regress_snowflake_upgrade OWNER TO regress_snowflake_upgrader;
+SET ROLE regress_snowflake_upgrader;
+CREATE EXTENSION snowflake VERSION '0.2.0';
+CREATE TABLE owned (id ulid PRIMARY KEY DEFAULT ulid(), at_time ulid DEFAULT ulid(timestamptz '2024-02-29 12:00:00+00'));
+ALTER EXTENSION snowflake UPDATE;
+SELECT extversion, extowner::regrole AS owner FROM pg_extension WHERE extname = 'snowflake';
+SELECT pg_get_expr(adbin, adrelid) AS default_expr FROM pg_attrdef
+ WHERE adrelid = 'owned'::regclass ORDER BY adnum;
+DROP TABLE owned;
+DROP EXTENSION snowflake;
+RESET ROLE;
+
 \c :regress_db
 DROP DATABASE regress_snowflake_upgrade;
+DROP ROLE regress_snowflake_upgrader;
 -- the other tests' extension is untouched
 SELECT extversion FROM pg_extension WHERE extname = 'snowflake';
