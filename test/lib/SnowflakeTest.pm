@@ -8,14 +8,14 @@ use warnings FATAL => 'all';
 use Exporter 'import';
 use List::Util qw(max);
 use Test::More ();
-use Time::HiRes qw(usleep);
+use Time::HiRes qw(time usleep);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 
 our @EXPORT = qw(
   faketime_library $no_faketime
   snowflake_node with_clock start_with_clock start_with_clock_file
-  kill9_and_wait set_and_reload log_since lead_ms writer_pids);
+  start_expecting_stop kill9_and_wait set_and_reload log_since lead_ms writer_pids);
 
 # Where libfaketime's preload library may be: Debian and Ubuntu (a folder per architecture),
 # Fedora and openSUSE (lib64), a build from source (/usr/local).
@@ -106,6 +106,28 @@ sub start_with_clock_file
 	my ($node, $file, %start) = @_;
 	return under_faketime(sub { $node->start(%start) },
 		FAKETIME_TIMESTAMP_FILE => $file, FAKETIME_CACHE_DURATION => '1');
+}
+
+# Starts $node, which is expected to stop by itself, and waits until it has: its log matches
+# $pattern and its postmaster.pid is gone. True when it stopped so. pg_ctl does not wait for
+# the server here: a waiting start (Cluster's start) reads postmaster.pid after pg_ctl saw the
+# server ready, and bails out the whole run when the server stopped in between. A server that
+# is still running at the end is left known to the node, so that teardown stops it.
+sub start_expecting_stop
+{
+	my ($node, $pattern) = @_;
+	PostgreSQL::Test::Utils::system_log('pg_ctl', '-W', '-D', $node->data_dir,
+		'-l', $node->logfile, '-o', '--cluster-name=' . $node->name, 'start') == 0
+	  or die 'pg_ctl start failed for ' . $node->name;
+	my $pidfile = $node->data_dir . '/postmaster.pid';
+	my $stopped = sub {
+		!-e $pidfile && -e $node->logfile && slurp_file($node->logfile) =~ $pattern;
+	};
+	my $deadline = time + $PostgreSQL::Test::Utils::timeout_default;
+	usleep(100_000) while !$stopped->() && time < $deadline;
+	return 1 if $stopped->();
+	$node->_update_pid(-1);
+	return 0;
 }
 
 # SIGKILL of the postmaster, then a wait (30 s at most) until its children have noticed and

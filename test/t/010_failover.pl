@@ -6,7 +6,7 @@
 # without the library preloaded stops with a clear error instead of guessing.
 use strict;
 use warnings FATAL => 'all';
-use Time::HiRes qw(time usleep);
+use Time::HiRes qw(time);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
@@ -86,19 +86,11 @@ $standby->wait_for_catchup($cascade, 'replay', $primary->lsn('insert'));
 my $plain = PostgreSQL::Test::Cluster->new('plain');
 $plain->init_from_backup($primary, 'late', has_streaming => 1);
 $plain->append_conf('postgresql.conf', "shared_preload_libraries = ''\n");
-$plain->start(fail_ok => 1);
-my $stopped = 0;
-for (my $i = 0; $i < 600 && !$stopped; $i++)
-{
-	$stopped = !-e $plain->data_dir . '/postmaster.pid'
-	  && slurp_file($plain->logfile) =~ /resource manager with ID 219 not registered/;
-	usleep(100_000) unless $stopped;
-}
-ok($stopped, 'a standby without the library stops at the first reservation it replays');
+ok(start_expecting_stop($plain, qr/resource manager with ID 219 not registered/),
+	'a standby without the library stops at the first reservation it replays');
 like(slurp_file($plain->logfile),
 	qr/resource manager with ID 219 not registered\n.*HINT:  Include the extension module that implements this resource manager in "?shared_preload_libraries"?/,
 	'with an error that names the remedy');
-$plain->_update_pid(0);  # it stopped by itself
 
 # Archive everything the primary wrote, for the point-in-time recovery, then fail it.
 my $walfile = $primary->safe_psql('postgres', 'SELECT pg_walfile_name(pg_current_wal_lsn())');
