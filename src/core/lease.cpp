@@ -1,0 +1,341 @@
+#include "lease.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+namespace snowflake {
+
+const char *lease_state_name(LeaseState s) noexcept {
+  switch (s) {
+    case LeaseState::kNone: return "none";
+    case LeaseState::kAcquiring: return "acquiring";
+    case LeaseState::kHeld: return "held";
+    case LeaseState::kFailing: return "failing";
+    case LeaseState::kLost: return "lost";
+  }
+  return "none";
+}
+
+std::string lease_settings_problem(const LeaseSettings &s) {
+  char buf[256];
+  if (s.fail_after_ms >= s.ttl_ms) {
+    std::snprintf(buf, sizeof buf,
+                  "snowflake.lease_fail_after (%lld ms) must be below snowflake.lease_ttl "
+                  "(%lld ms): generation must stop before etcd can give the shard to another "
+                  "server",
+                  static_cast<long long>(s.fail_after_ms), static_cast<long long>(s.ttl_ms));
+    return buf;
+  }
+  if (s.renew_ms >= s.fail_after_ms) {
+    std::snprintf(buf, sizeof buf,
+                  "snowflake.lease_renew (%lld ms) must be below snowflake.lease_fail_after "
+                  "(%lld ms): a lease renewed less often stops generation between renewals",
+                  static_cast<long long>(s.renew_ms), static_cast<long long>(s.fail_after_ms));
+    return buf;
+  }
+  if (s.pool_high < s.pool_low || s.pool_high - s.pool_low + 1 < s.count) {
+    std::snprintf(buf, sizeof buf,
+                  "snowflake.shard_pool %u-%u holds no range of snowflake.shard_count %u shards",
+                  s.pool_low, s.pool_high, s.count);
+    return buf;
+  }
+  return {};
+}
+
+namespace {
+
+bool parse_number(const char *&p, uint32_t max, uint32_t *out) noexcept {
+  if (*p < '0' || *p > '9') return false;
+  uint64_t v = 0;
+  while (*p >= '0' && *p <= '9') {
+    v = v * 10 + static_cast<uint64_t>(*p - '0');
+    if (v > max) return false;
+    ++p;
+  }
+  *out = static_cast<uint32_t>(v);
+  return true;
+}
+
+void skip_spaces(const char *&p) noexcept {
+  while (*p == ' ' || *p == '\t') ++p;
+}
+
+}  // namespace
+
+bool parse_shard_pool(const char *text, uint32_t max_shard, uint32_t *low,
+                      uint32_t *high) noexcept {
+  if (text == nullptr) return false;
+  const char *p = text;
+  skip_spaces(p);
+  uint32_t lo, hi;
+  if (!parse_number(p, max_shard, &lo)) return false;
+  skip_spaces(p);
+  if (*p == '-') {
+    ++p;
+    skip_spaces(p);
+    if (!parse_number(p, max_shard, &hi)) return false;
+    skip_spaces(p);
+  } else {
+    hi = lo;
+  }
+  if (*p != '\0' || hi < lo) return false;
+  *low = lo;
+  *high = hi;
+  return true;
+}
+
+int64_t choose_range(const std::vector<uint32_t> &held, uint32_t low, uint32_t high,
+                     uint32_t count, int64_t preferred) noexcept {
+  if (count == 0 || high < low || high - low + 1 < count) return -1;
+  std::vector<uint32_t> sorted;
+  for (uint32_t s : held)
+    if (s >= low && s <= high) sorted.push_back(s);
+  std::sort(sorted.begin(), sorted.end());
+  auto free_run = [&](uint32_t first) {
+    if (first < low || first + count - 1 > high) return false;
+    auto it = std::lower_bound(sorted.begin(), sorted.end(), first);
+    return it == sorted.end() || *it > first + count - 1;
+  };
+  if (preferred >= 0 && free_run(static_cast<uint32_t>(preferred))) return preferred;
+  // The lowest run: the gaps between held shards, in order.
+  uint64_t start = low;
+  for (uint32_t s : sorted) {
+    if (s >= start && s - start >= count) return static_cast<int64_t>(start);
+    if (s + 1 > start) start = uint64_t{s} + 1;
+  }
+  return high + 1 - start >= count ? static_cast<int64_t>(start) : -1;
+}
+
+LeaseMachine::LeaseMachine(LeaseSlot &slot, LeaseHost &host, const LeaseSettings &settings,
+                           int64_t preferred_first)
+    : slot_(slot), host_(host), settings_(settings), preferred_(preferred_first) {}
+
+void LeaseMachine::set_state(LeaseState s) noexcept { slot_.state.store(static_cast<int>(s)); }
+
+int64_t LeaseMachine::request_timeout_retry() const noexcept {
+  // After a failure, try again a quarter renewal period later (between 0.1 and 1 s).
+  return std::clamp<int64_t>(settings_.renew_ms / 4, 100, 1000) * 1000000;
+}
+
+uint64_t LeaseMachine::need_ms() { return std::max(host_.ids_unix_ms(), host_.needed_unix_ms()); }
+
+void LeaseMachine::fail(const StoreResult &r) {
+  last_error_ = r.error;
+  retry_ns_ = host_.mono_ns() + request_timeout_retry();
+  if (has_range_) {
+    const bool open = host_.mono_ns() < slot_.deadline_mono_ns.load();
+    set_state(open ? LeaseState::kFailing : LeaseState::kLost);
+  }
+}
+
+void LeaseMachine::close() noexcept {
+  slot_.deadline_mono_ns.store(0, std::memory_order_seq_cst);
+}
+
+void LeaseMachine::forget_lease(const std::string &why) {
+  close();
+  slot_.word.store(0, std::memory_order_seq_cst);
+  slot_.expires_mono_ns.store(0);
+  if (has_range_) {
+    slot_.lost.fetch_add(1);
+    host_.lost(why);
+  }
+  has_range_ = false;
+  lease_ = 0;
+  last_error_ = why;
+  set_state(LeaseState::kAcquiring);
+  host_.changed();
+}
+
+void LeaseMachine::acquire(LeaseStore &store) {
+  set_state(LeaseState::kAcquiring);
+  if (lease_ == 0) {
+    const int64_t sent = host_.mono_ns();
+    const int64_t ttl_s = std::max<int64_t>(1, (settings_.ttl_ms + 999) / 1000);
+    slot_.requests.fetch_add(1);
+    const StoreResult r = store.grant(ttl_s, &lease_);
+    if (r.status != StoreStatus::kOk) {
+      lease_ = 0;
+      fail(r);
+      return;
+    }
+    alive_sent_ns_ = sent;
+  }
+  // Another server may claim the range chosen between the look and the claim: look again.
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    std::vector<uint32_t> held;
+    slot_.requests.fetch_add(1);
+    StoreResult r = store.held(settings_.pool_low, settings_.pool_high, &held);
+    if (r.status != StoreStatus::kOk) {
+      fail(r);
+      return;
+    }
+    const int64_t first = choose_range(held, settings_.pool_low, settings_.pool_high,
+                                       settings_.count, preferred_);
+    if (first < 0) {
+      char buf[200];
+      std::snprintf(buf, sizeof buf,
+                    "the shard pool %u-%u has no %u free shard%s in a row: %zu of its %u "
+                    "shards are leased by other servers",
+                    settings_.pool_low, settings_.pool_high, settings_.count,
+                    settings_.count == 1 ? "" : "s", held.size(),
+                    settings_.pool_high - settings_.pool_low + 1);
+      fail(StoreResult::failed(buf));
+      return;
+    }
+    StoredMark mark;
+    slot_.requests.fetch_add(1);
+    r = store.acquire(lease_, static_cast<uint32_t>(first), settings_.count, &mark);
+    if (r.status == StoreStatus::kTaken) continue;
+    if (r.status == StoreStatus::kLost) {
+      lease_ = 0;
+      fail(StoreResult::failed("the lease expired in etcd before a range was claimed"));
+      return;
+    }
+    if (r.status != StoreStatus::kOk) {
+      fail(r);
+      return;
+    }
+    if (mark.unix_ms != 0 && mark.epoch_ms != host_.epoch_ms()) {
+      char buf[200];
+      std::snprintf(buf, sizeof buf,
+                    "shard %lld's IDs were issued with snowflake.epoch %llu, this server's is "
+                    "%llu",
+                    static_cast<long long>(first), static_cast<unsigned long long>(mark.epoch_ms),
+                    static_cast<unsigned long long>(host_.epoch_ms()));
+      slot_.requests.fetch_add(1);
+      (void)store.release(lease_);
+      lease_ = 0;
+      fail(StoreResult::failed(buf));
+      return;
+    }
+    first_ = static_cast<uint32_t>(first);
+    count_ = settings_.count;
+    has_range_ = true;
+    preferred_ = first;
+    mark_ms_ = mark.unix_ms;
+    acquired_mark_ms_ = mark.unix_ms;
+    last_error_.clear();
+    // Every ID from here on is at or above the mark, before any generator may issue.
+    host_.taken(first_, count_, mark_ms_);
+    const uint32_t generation = slot_.generation.fetch_add(1) + 1;
+    slot_.mark_unix_ms.store(mark_ms_, std::memory_order_seq_cst);
+    slot_.word.store(lease_word(generation, first_, count_), std::memory_order_seq_cst);
+    slot_.expires_mono_ns.store(alive_sent_ns_ + settings_.ttl_ms * 1000000);
+    slot_.deadline_mono_ns.store(alive_sent_ns_ + settings_.fail_after_ms * 1000000,
+                                 std::memory_order_seq_cst);
+    slot_.taken.fetch_add(1);
+    next_renew_ns_ = alive_sent_ns_ + settings_.renew_ms * 1000000;
+    set_state(LeaseState::kHeld);
+    extend_mark(store);
+    host_.changed();
+    return;
+  }
+  fail(StoreResult::failed("other servers claimed every free range first, 8 times in a row"));
+}
+
+void LeaseMachine::extend_mark(LeaseStore &store) {
+  const uint64_t need = std::max(need_ms(), acquired_mark_ms_);
+  if (!mark_due(need, mark_ms_, settings_.renew_ms)) return;
+  const StoredMark target{mark_target(need, settings_.renew_ms), host_.epoch_ms()};
+  slot_.requests.fetch_add(1);
+  const StoreResult r = store.mark(lease_, first_, count_, target);
+  if (r.status == StoreStatus::kLost) {
+    forget_lease("the lease expired in etcd");
+    return;
+  }
+  if (r.status != StoreStatus::kOk) {
+    fail(r);
+    return;
+  }
+  mark_ms_ = target.unix_ms;
+  slot_.mark_unix_ms.store(mark_ms_, std::memory_order_seq_cst);
+  host_.changed();
+}
+
+void LeaseMachine::keep(LeaseStore &store) {
+  const LeaseState state = static_cast<LeaseState>(slot_.state.load());
+  const int64_t now = host_.mono_ns();
+  if (now >= next_renew_ns_ || state != LeaseState::kHeld) {
+    int64_t ttl_s = 0;
+    slot_.requests.fetch_add(1);
+    const StoreResult r = store.renew(lease_, &ttl_s);
+    if (r.status == StoreStatus::kLost) {
+      forget_lease("the lease expired in etcd");
+      return;
+    }
+    if (r.status != StoreStatus::kOk) {
+      fail(r);
+      return;
+    }
+    alive_sent_ns_ = now;
+    // The store counts the time to live from its receipt, after now: the lease outlives both.
+    const int64_t live_ms = std::min(settings_.ttl_ms, ttl_s * 1000);
+    const int64_t open_ms = std::min(settings_.fail_after_ms, live_ms - 500);
+    slot_.expires_mono_ns.store(now + live_ms * 1000000);
+    slot_.deadline_mono_ns.store(now + open_ms * 1000000, std::memory_order_seq_cst);
+    next_renew_ns_ = now + settings_.renew_ms * 1000000;
+    if (state != LeaseState::kHeld) {
+      last_error_.clear();
+      set_state(LeaseState::kHeld);
+      host_.changed();
+    }
+  }
+  extend_mark(store);
+}
+
+int64_t LeaseMachine::step(LeaseStore &store) {
+  int64_t now = host_.mono_ns();
+  if (now >= retry_ns_) {
+    if (!has_range_)
+      acquire(store);
+    else
+      keep(store);
+  }
+  now = host_.mono_ns();
+  if (has_range_) {
+    const int64_t deadline = slot_.deadline_mono_ns.load();
+    const LeaseState state = static_cast<LeaseState>(slot_.state.load());
+    if (now >= deadline && state != LeaseState::kLost) {
+      set_state(LeaseState::kLost);
+      host_.lost(last_error_.empty() ? std::string("no renewal reached etcd in time")
+                                     : last_error_);
+      host_.changed();
+    }
+  }
+  int64_t next = std::max(retry_ns_, now);
+  if (has_range_ && static_cast<LeaseState>(slot_.state.load()) == LeaseState::kHeld) {
+    next = std::max(now, next_renew_ns_);
+    const int64_t deadline = slot_.deadline_mono_ns.load();
+    if (deadline > now) next = std::min(next, deadline);
+  } else if (retry_ns_ <= now) {
+    next = now + request_timeout_retry();
+  }
+  return next;
+}
+
+void LeaseMachine::stop(LeaseStore &store, uint64_t high_unix_ms) {
+  close();
+  if (lease_ == 0) return;
+  if (has_range_) {
+    // No ID of the range reached high_unix_ms + 1, and none of an earlier holder's the mark
+    // read when it was taken: the next holder may start from there.
+    const uint64_t final_ms = std::max(high_unix_ms + 1, acquired_mark_ms_);
+    if (final_ms < mark_ms_) {
+      slot_.requests.fetch_add(1);
+      if (store.mark(lease_, first_, count_, StoredMark{final_ms, host_.epoch_ms()}).status ==
+          StoreStatus::kOk)
+        mark_ms_ = final_ms;
+    }
+  }
+  slot_.requests.fetch_add(1);
+  (void)store.release(lease_);
+  slot_.word.store(0, std::memory_order_seq_cst);
+  slot_.expires_mono_ns.store(0);
+  has_range_ = false;
+  lease_ = 0;
+  set_state(LeaseState::kNone);
+}
+
+}  // namespace snowflake

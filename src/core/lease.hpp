@@ -1,0 +1,205 @@
+// Shard ids leased from a store (etcd in the server): the state machine of one server's
+// lease, what backends read of it, and the interface to the store.
+//
+// Why no ID can repeat, in three rules (docs/internals.md has the full argument):
+// 1. A server claims a range of shards only where no owner key exists, in one transaction
+//    that ties every owner key to its lease: the store deletes them when the lease ends, and
+//    never lets two leases hold one shard.
+// 2. Each shard has a mark, on a key of its own that outlives leases: no ID of the shard was
+//    issued at or above it. A holder writes the mark ahead of use, and only while its owner
+//    keys are still its own (a compare in the same transaction), and issues only below the
+//    mark it stored.
+// 3. A new holder reads the marks in the transaction that claims the range, and starts at or
+//    above them.
+// So whatever the clocks say, and even when a holder keeps issuing after its lease is gone,
+// the next holder's IDs are above the last holder's. On top of that, a holder stops issuing
+// lease_fail_after after the last renewal it sent, before the store can expire the lease
+// (lease_ttl after it received that renewal), so that no two servers issue on one shard at
+// once even for a moment.
+#pragma once
+#include "pg_free.hpp"
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace snowflake {
+
+enum class LeaseState : int { kNone = 0, kAcquiring = 1, kHeld = 2, kFailing = 3, kLost = 4 };
+const char *lease_state_name(LeaseState s) noexcept;
+
+struct LeaseSettings {
+  uint32_t pool_low = 0;
+  uint32_t pool_high = 8191;
+  uint32_t count = 1;           // contiguous shards per server (snowflake.shard_count)
+  int64_t ttl_ms = 30000;       // the lease's time to live in the store
+  int64_t renew_ms = 10000;     // how often it is renewed
+  int64_t fail_after_ms = 15000;  // with no renewal for this long, generation stops
+};
+
+// Why these settings cannot work together ("" when they can): fail_after must end before the
+// store could expire the lease, renewals must come before fail_after, and the pool must hold
+// a range of count shards.
+std::string lease_settings_problem(const LeaseSettings &s);
+
+// "low-high" (or one number) into a pool within [0, max_shard]; false if it is not one.
+bool parse_shard_pool(const char *text, uint32_t max_shard, uint32_t *low, uint32_t *high) noexcept;
+
+// The range a server leases: (generation << 32) | (first << 16) | count; 0 for none. The
+// generation changes with every lease, so that a generator can tell that the range it read
+// is still the one held after it issued.
+inline uint64_t lease_word(uint32_t generation, uint32_t first, uint32_t count) noexcept {
+  return (uint64_t{generation} << 32) | (uint64_t{first} << 16) | count;
+}
+inline uint32_t lease_word_first(uint64_t w) noexcept { return (w >> 16) & 0xffff; }
+inline uint32_t lease_word_count(uint64_t w) noexcept { return w & 0xffff; }
+
+// What backends read, in shared memory; only the lease worker writes it. A generator reads
+// the word and the deadline, issues, and reads both again: if either changed or the
+// deadline passed, the value it issued is dropped (never returned). The worker closes the
+// deadline (0) before it changes the word or computes the final mark, so every value is
+// either seen by the worker or dropped by its generator (both sides use sequentially
+// consistent operations).
+struct alignas(64) LeaseSlot {
+  std::atomic<uint64_t> word;             // lease_word of the range held, 0: none
+  std::atomic<int64_t> deadline_mono_ns;  // issuing allowed while the monotonic clock is below
+  std::atomic<uint64_t> mark_unix_ms;     // the mark stored for the range: IDs stay below it
+  std::atomic<int> state;                 // a LeaseState
+  std::atomic<int64_t> expires_mono_ns;   // the earliest the store can expire the lease, 0: none
+  std::atomic<uint64_t> taken;            // leases taken since start
+  std::atomic<uint64_t> lost;             // leases lost since start
+  std::atomic<uint64_t> requests;         // requests made to the store since start
+  std::atomic<uint32_t> generation;       // of the last lease taken
+
+  void init() noexcept {
+    word.store(0);
+    deadline_mono_ns.store(0);
+    mark_unix_ms.store(0);
+    state.store(static_cast<int>(LeaseState::kNone));
+    expires_mono_ns.store(0);
+    taken.store(0);
+    lost.store(0);
+    requests.store(0);
+    generation.store(0);
+  }
+  bool open_at(int64_t mono_ns) const noexcept {
+    return mono_ns < deadline_mono_ns.load(std::memory_order_seq_cst);
+  }
+};
+
+enum class StoreStatus : uint8_t { kOk, kTaken, kLost, kError };
+
+struct StoreResult {
+  StoreStatus status;
+  std::string error;  // kError: what went wrong, for the status and the log
+  static StoreResult ok() { return {StoreStatus::kOk, {}}; }
+  static StoreResult taken() { return {StoreStatus::kTaken, {}}; }
+  static StoreResult lost() { return {StoreStatus::kLost, {}}; }
+  static StoreResult failed(std::string why) { return {StoreStatus::kError, std::move(why)}; }
+};
+
+// The mark of a shard as stored: the time (Unix ms) no ID reached, and the epoch the IDs
+// were issued with.
+struct StoredMark {
+  uint64_t unix_ms = 0;  // 0: none stored yet
+  uint64_t epoch_ms = 0;
+};
+
+// What the lease needs of a store. Every call is bounded in time by the implementation.
+class LeaseStore {
+ public:
+  virtual ~LeaseStore() = default;
+  // A new lease that lives ttl_s seconds from the store's receipt of each renewal.
+  virtual StoreResult grant(int64_t ttl_s, int64_t *lease) = 0;
+  // The shards of [low, high] that some lease holds now.
+  virtual StoreResult held(uint32_t low, uint32_t high, std::vector<uint32_t> *shards) = 0;
+  // Ties [first, first + count) to lease if none of it is held (kTaken otherwise, kLost if
+  // the lease is gone), and reads the highest mark of the range in the same transaction.
+  virtual StoreResult acquire(int64_t lease, uint32_t first, uint32_t count,
+                              StoredMark *mark) = 0;
+  // Renews the lease (kLost if it is gone); *ttl_s is what the store gives it from now.
+  virtual StoreResult renew(int64_t lease, int64_t *ttl_s) = 0;
+  // Stores the mark of the range, only while lease holds it (kLost otherwise).
+  virtual StoreResult mark(int64_t lease, uint32_t first, uint32_t count,
+                           const StoredMark &mark) = 0;
+  // Ends the lease: the range is free at once.
+  virtual StoreResult release(int64_t lease) = 0;
+};
+
+// What the lease machine needs of the server around it.
+class LeaseHost {
+ public:
+  virtual ~LeaseHost() = default;
+  virtual int64_t mono_ns() = 0;        // the monotonic clock
+  virtual uint64_t ids_unix_ms() = 0;   // the IDs' clock, in Unix ms
+  virtual uint64_t needed_unix_ms() = 0;  // the latest time a generator asked to be covered
+  virtual uint64_t epoch_ms() = 0;      // snowflake.epoch
+  // A range was taken: every ID from now on must be at or above mark_unix_ms.
+  virtual void taken(uint32_t first, uint32_t count, uint64_t mark_unix_ms) = 0;
+  // The lease ended (why) or generation stopped on it.
+  virtual void lost(const std::string &why) = 0;
+  // Generators may have something to wake for.
+  virtual void changed() = 0;
+};
+
+// The first shard of the lowest run of count free shards in [low, high], trying preferred
+// first (a server takes back the range it had); -1 if there is none.
+int64_t choose_range(const std::vector<uint32_t> &held, uint32_t low, uint32_t high,
+                     uint32_t count, int64_t preferred) noexcept;
+
+// The mark to store when need_ms must be covered: two renewal periods further, so that at
+// real-time rate one write per period keeps it ahead. Due when need_ms comes within one.
+inline uint64_t mark_target(uint64_t need_ms, int64_t renew_ms) noexcept {
+  return need_ms + 2 * static_cast<uint64_t>(renew_ms);
+}
+inline bool mark_due(uint64_t need_ms, uint64_t mark_ms, int64_t renew_ms) noexcept {
+  return need_ms + static_cast<uint64_t>(renew_ms) >= mark_ms;
+}
+
+// One server's lease. The worker calls step() in a loop and sleeps until the time it
+// returns (or until a generator wakes it); stop() at a clean shutdown.
+class LeaseMachine {
+ public:
+  LeaseMachine(LeaseSlot &slot, LeaseHost &host, const LeaseSettings &settings,
+               int64_t preferred_first);
+
+  // One pass: take a lease and a range, renew, extend the mark, as due. Returns the
+  // monotonic time of the next pass.
+  int64_t step(LeaseStore &store);
+
+  // A clean stop: generation closes, the final mark (just above high_unix_ms, the last
+  // value the caller saw issued after close()) is stored, and the lease released.
+  void close() noexcept;
+  void stop(LeaseStore &store, uint64_t high_unix_ms);
+
+  const std::string &last_error() const noexcept { return last_error_; }
+  int64_t lease() const noexcept { return lease_; }
+  void set_settings(const LeaseSettings &s) noexcept { settings_ = s; }
+
+ private:
+  void acquire(LeaseStore &store);
+  void keep(LeaseStore &store);
+  void extend_mark(LeaseStore &store);
+  void forget_lease(const std::string &why);
+  void fail(const StoreResult &r);
+  void set_state(LeaseState s) noexcept;
+  int64_t request_timeout_retry() const noexcept;
+  uint64_t need_ms();
+
+  LeaseSlot &slot_;
+  LeaseHost &host_;
+  LeaseSettings settings_;
+  int64_t preferred_;
+  int64_t lease_ = 0;          // the lease held, 0: none
+  int64_t alive_sent_ns_ = 0;  // when the last grant or renewal that the store took was sent
+  int64_t next_renew_ns_ = 0;
+  int64_t retry_ns_ = 0;       // after a failure: when to try again
+  uint32_t first_ = 0, count_ = 0;
+  bool has_range_ = false;
+  uint64_t mark_ms_ = 0;       // the mark stored for the range
+  uint64_t acquired_mark_ms_ = 0;  // the mark read when the range was taken
+  std::string last_error_;
+};
+
+}  // namespace snowflake

@@ -1,0 +1,389 @@
+// Unit tests of the lease state machine (lease.hpp) with a fake clock and a fake store that
+// behaves as etcd does: leases expire ttl after the store last heard of them, and take their
+// owner keys with them; marks outlive leases; a server cut off from the store gets errors.
+#include "lease.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+using namespace snowflake;
+
+namespace {
+
+constexpr int64_t kMs = 1000000;
+constexpr uint64_t kEpoch = 1577836800000;
+constexpr uint64_t kWallMs = 1763000000000;
+
+struct FakeStore;
+
+// One server's view of the store: the same store, or none when it is cut off.
+struct Link : LeaseStore {
+  FakeStore &store;
+  bool cut = false;
+  explicit Link(FakeStore &s) : store(s) {}
+  StoreResult grant(int64_t ttl_s, int64_t *lease) override;
+  StoreResult held(uint32_t low, uint32_t high, std::vector<uint32_t> *shards) override;
+  StoreResult acquire(int64_t lease, uint32_t first, uint32_t count, StoredMark *mark) override;
+  StoreResult renew(int64_t lease, int64_t *ttl_s) override;
+  StoreResult mark(int64_t lease, uint32_t first, uint32_t count, const StoredMark &m) override;
+  StoreResult release(int64_t lease) override;
+};
+
+struct FakeStore {
+  int64_t now = 1000 * kMs;  // the store's clock: the same rate as every server's
+  int64_t next_lease = 100;
+  std::map<int64_t, std::pair<int64_t, int64_t>> leases;  // id -> (expiry, ttl)
+  std::map<uint32_t, int64_t> owners;                      // shard -> lease
+  std::map<uint32_t, StoredMark> marks;                    // shard -> mark, without a lease
+  void expire() {
+    for (auto it = leases.begin(); it != leases.end();) {
+      if (it->second.first <= now) {
+        for (auto o = owners.begin(); o != owners.end();)
+          o = o->second == it->first ? owners.erase(o) : std::next(o);
+        it = leases.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+};
+
+StoreResult Link::grant(int64_t ttl_s, int64_t *lease) {
+  if (cut) return StoreResult::failed("connection refused");
+  store.expire();
+  *lease = store.next_lease++;
+  store.leases[*lease] = {store.now + ttl_s * 1000 * kMs, ttl_s};
+  return StoreResult::ok();
+}
+StoreResult Link::held(uint32_t low, uint32_t high, std::vector<uint32_t> *shards) {
+  if (cut) return StoreResult::failed("connection refused");
+  store.expire();
+  for (auto &o : store.owners)
+    if (o.first >= low && o.first <= high) shards->push_back(o.first);
+  return StoreResult::ok();
+}
+StoreResult Link::acquire(int64_t lease, uint32_t first, uint32_t count, StoredMark *mark) {
+  if (cut) return StoreResult::failed("connection refused");
+  store.expire();
+  if (!store.leases.count(lease)) return StoreResult::lost();
+  for (uint32_t s = first; s < first + count; ++s)
+    if (store.owners.count(s)) return StoreResult::taken();
+  *mark = StoredMark{};
+  for (uint32_t s = first; s < first + count; ++s) {
+    store.owners[s] = lease;
+    if (store.marks.count(s) && store.marks[s].unix_ms > mark->unix_ms) *mark = store.marks[s];
+  }
+  return StoreResult::ok();
+}
+StoreResult Link::renew(int64_t lease, int64_t *ttl_s) {
+  if (cut) return StoreResult::failed("connection refused");
+  store.expire();
+  auto it = store.leases.find(lease);
+  if (it == store.leases.end()) return StoreResult::lost();
+  it->second.first = store.now + it->second.second * 1000 * kMs;
+  *ttl_s = it->second.second;
+  return StoreResult::ok();
+}
+StoreResult Link::mark(int64_t lease, uint32_t first, uint32_t count, const StoredMark &m) {
+  if (cut) return StoreResult::failed("connection refused");
+  store.expire();
+  for (uint32_t s = first; s < first + count; ++s) {
+    auto o = store.owners.find(s);
+    if (o == store.owners.end() || o->second != lease) return StoreResult::lost();
+  }
+  for (uint32_t s = first; s < first + count; ++s) store.marks[s] = m;
+  return StoreResult::ok();
+}
+StoreResult Link::release(int64_t lease) {
+  if (cut) return StoreResult::failed("connection refused");
+  store.leases.erase(lease);
+  for (auto o = store.owners.begin(); o != store.owners.end();)
+    o = o->second == lease ? store.owners.erase(o) : std::next(o);
+  return StoreResult::ok();
+}
+
+// A server: its clocks (the IDs' clock may be offset from the store's), what it was told.
+struct Server : LeaseHost {
+  FakeStore &store;
+  Link link;
+  LeaseSlot slot;
+  int64_t ids_offset_ms;  // the IDs' clock against the store's
+  uint64_t floor_ms = 0;  // taken(): IDs at or above this
+  uint64_t needed = 0;
+  std::vector<std::string> events;
+  std::unique_ptr<LeaseMachine> machine;
+
+  Server(FakeStore &s, const LeaseSettings &settings, int64_t offset_ms = 0,
+         int64_t preferred = -1)
+      : store(s), link(s), ids_offset_ms(offset_ms) {
+    slot.init();
+    machine = std::make_unique<LeaseMachine>(slot, *this, settings, preferred);
+  }
+  int64_t mono_ns() override { return store.now; }
+  uint64_t ids_unix_ms() override {
+    const uint64_t clock = kWallMs + store.now / kMs + ids_offset_ms;
+    return std::max(clock, floor_ms);
+  }
+  uint64_t needed_unix_ms() override { return needed; }
+  uint64_t epoch_ms() override { return kEpoch; }
+  void taken(uint32_t first, uint32_t count, uint64_t mark) override {
+    floor_ms = std::max(floor_ms, mark);
+    events.push_back("taken " + std::to_string(first) + "+" + std::to_string(count));
+  }
+  void lost(const std::string &why) override { events.push_back("lost: " + why); }
+  void changed() override {}
+
+  void step() { (void)machine->step(link); }
+  LeaseState state() const { return static_cast<LeaseState>(slot.state.load()); }
+  bool open() const { return slot.open_at(store.now); }
+  uint32_t first() const { return lease_word_first(slot.word.load()); }
+  // The highest ID time this server could issue now: below the mark, and only while open.
+  bool can_issue_at(uint64_t unix_ms) const {
+    return open() && slot.word.load() != 0 && unix_ms < slot.mark_unix_ms.load() &&
+           unix_ms >= floor_ms;
+  }
+};
+
+LeaseSettings settings(uint32_t low = 0, uint32_t high = 8191, uint32_t count = 1) {
+  LeaseSettings s;
+  s.pool_low = low;
+  s.pool_high = high;
+  s.count = count;
+  s.ttl_ms = 6000;
+  s.renew_ms = 1000;
+  s.fail_after_ms = 3000;
+  return s;
+}
+
+// Runs every server's worker for ms of the store's time, a pass each step_ms.
+void run(FakeStore &store, std::vector<Server *> servers, int64_t ms, int64_t step_ms = 100) {
+  for (int64_t t = 0; t < ms; t += step_ms) {
+    for (Server *s : servers) s->step();
+    store.now += step_ms * kMs;
+  }
+}
+
+}  // namespace
+
+TEST(LeaseSettings, ProblemsAreNamed) {
+  EXPECT_EQ(lease_settings_problem(LeaseSettings{}), "");
+  LeaseSettings s;
+  s.fail_after_ms = s.ttl_ms;
+  EXPECT_NE(lease_settings_problem(s).find("snowflake.lease_fail_after"), std::string::npos);
+  s = LeaseSettings{};
+  s.renew_ms = s.fail_after_ms;
+  EXPECT_NE(lease_settings_problem(s).find("snowflake.lease_renew"), std::string::npos);
+  s = LeaseSettings{};
+  s.pool_low = 10;
+  s.pool_high = 12;
+  s.count = 4;
+  EXPECT_NE(lease_settings_problem(s).find("snowflake.shard_pool 10-12"), std::string::npos);
+}
+
+TEST(LeaseSettings, ParsePool) {
+  uint32_t lo, hi;
+  ASSERT_TRUE(parse_shard_pool("0-8191", 8191, &lo, &hi));
+  EXPECT_EQ(lo, 0u);
+  EXPECT_EQ(hi, 8191u);
+  ASSERT_TRUE(parse_shard_pool(" 7 ", 8191, &lo, &hi));
+  EXPECT_EQ(lo, 7u);
+  EXPECT_EQ(hi, 7u);
+  ASSERT_TRUE(parse_shard_pool("100 - 200", 8191, &lo, &hi));
+  EXPECT_EQ(hi, 200u);
+  for (const char *bad : {"", "-", "5-", "-5", "9-3", "0-8192", "a-b", "1-2-3", "1,2", "99999999999"})
+    EXPECT_FALSE(parse_shard_pool(bad, 8191, &lo, &hi)) << bad;
+}
+
+TEST(ChooseRange, LowestFreeRunOrThePreferredOne) {
+  EXPECT_EQ(choose_range({}, 0, 10, 1, -1), 0);
+  EXPECT_EQ(choose_range({0, 1, 3}, 0, 10, 1, -1), 2);
+  EXPECT_EQ(choose_range({0, 1, 3}, 0, 10, 2, -1), 4);
+  EXPECT_EQ(choose_range({0, 1, 3}, 0, 10, 1, 7), 7);   // preferred, free
+  EXPECT_EQ(choose_range({0, 1, 3}, 0, 10, 1, 3), 2);   // preferred, held
+  EXPECT_EQ(choose_range({0, 1, 3}, 0, 10, 2, 9), 9);   // 9 and 10
+  EXPECT_EQ(choose_range({0, 1, 3}, 0, 10, 2, 10), 4);  // 10 and 11: past the pool
+  EXPECT_EQ(choose_range({5, 6, 7}, 5, 7, 1, -1), -1);  // full
+  EXPECT_EQ(choose_range({5, 7}, 5, 7, 2, -1), -1);     // room, but not in a row
+  EXPECT_EQ(choose_range({1, 2}, 0, 3, 1, -1), 0);
+  EXPECT_EQ(choose_range({0, 1, 2}, 0, 3, 1, -1), 3);
+  EXPECT_EQ(choose_range({100}, 5, 7, 3, -1), 5);       // held outside the pool: ignored
+}
+
+TEST(Lease, ServersWithOneConfigurationTakeDistinctShards) {
+  FakeStore store;
+  Server a(store, settings(0, 2)), b(store, settings(0, 2)), c(store, settings(0, 2));
+  run(store, {&a, &b, &c}, 500);
+  std::set<uint32_t> firsts{a.first(), b.first(), c.first()};
+  EXPECT_EQ(firsts, (std::set<uint32_t>{0, 1, 2}));
+  for (Server *s : {&a, &b, &c}) {
+    EXPECT_EQ(s->state(), LeaseState::kHeld);
+    EXPECT_TRUE(s->open());
+    EXPECT_GT(s->slot.mark_unix_ms.load(), s->ids_unix_ms());
+  }
+  // A fourth finds the pool full, says so, and issues nothing.
+  Server d(store, settings(0, 2));
+  run(store, {&a, &b, &c, &d}, 2000);
+  EXPECT_EQ(d.state(), LeaseState::kAcquiring);
+  EXPECT_FALSE(d.open());
+  EXPECT_EQ(d.slot.word.load(), 0u);
+  EXPECT_NE(d.machine->last_error().find("pool 0-2 has no 1 free shard in a row: 3 of its 3"),
+            std::string::npos)
+      << d.machine->last_error();
+  // One stops cleanly: the fourth takes its shard, above the last ID issued on it.
+  const uint32_t freed = b.first();
+  const uint64_t b_high = b.ids_unix_ms();
+  b.machine->close();
+  b.machine->stop(b.link, b_high);
+  run(store, {&a, &c, &d}, 1000);
+  EXPECT_EQ(d.state(), LeaseState::kHeld);
+  EXPECT_EQ(d.first(), freed);
+  EXPECT_EQ(d.floor_ms, b_high + 1);
+}
+
+TEST(Lease, ShardRangesDoNotOverlap) {
+  FakeStore store;
+  Server a(store, settings(0, 15, 4)), b(store, settings(0, 15, 4));
+  run(store, {&a, &b}, 300);
+  EXPECT_EQ(lease_word_count(a.slot.word.load()), 4u);
+  const uint32_t fa = a.first(), fb = b.first();
+  EXPECT_TRUE(fa + 4 <= fb || fb + 4 <= fa) << fa << " " << fb;
+}
+
+TEST(Lease, CutOffServerStopsBeforeItsLeaseCanExpireAndTheNextHolderStartsAbove) {
+  FakeStore store;
+  // b's IDs' clock is 10 minutes behind a's.
+  Server a(store, settings(0, 0)), b(store, settings(0, 0), -600000);
+  run(store, {&a}, 1500);
+  ASSERT_EQ(a.state(), LeaseState::kHeld);
+  a.link.cut = true;
+  const int64_t cut_at = store.now;
+  bool was_failing = false;
+  int64_t closed_at = 0;
+  uint64_t a_highest = 0;  // the latest time a could still issue at
+  while (closed_at == 0) {
+    a.step();
+    b.step();
+    if (a.state() == LeaseState::kFailing) was_failing = true;
+    const uint64_t t = a.ids_unix_ms();
+    if (a.can_issue_at(t)) a_highest = t;
+    if (!a.open()) closed_at = store.now;
+    // The lease is alive in the store for as long as a may issue: b cannot have it.
+    ASSERT_TRUE(store.leases.count(a.machine->lease()));
+    EXPECT_EQ(b.slot.word.load(), 0u);
+    store.now += 10 * kMs;
+  }
+  EXPECT_TRUE(was_failing);
+  EXPECT_LE(closed_at - cut_at, 3000 * kMs);  // lease_fail_after of the last renewal sent
+  run(store, {&a, &b}, 200);
+  EXPECT_EQ(a.state(), LeaseState::kLost);
+  EXPECT_NE(a.machine->last_error(), "");
+  // Once the store expires a's lease, b takes the shard, above everything a could issue.
+  run(store, {&a, &b}, 6000);
+  ASSERT_EQ(b.state(), LeaseState::kHeld);
+  EXPECT_GT(b.floor_ms, a_highest);
+  EXPECT_GE(b.floor_ms, a.slot.mark_unix_ms.load());
+  // Healed, a finds its lease gone, and waits for a free shard (the pool has one).
+  a.link.cut = false;
+  run(store, {&a, &b}, 2000);
+  EXPECT_EQ(a.state(), LeaseState::kAcquiring);
+  EXPECT_EQ(a.slot.lost.load(), 1u);
+  // b stops cleanly: a takes the shard back, above b's IDs.
+  const uint64_t b_high = b.ids_unix_ms();
+  b.machine->close();
+  b.machine->stop(b.link, b_high);
+  run(store, {&a}, 1000);
+  EXPECT_EQ(a.state(), LeaseState::kHeld);
+  EXPECT_GT(a.floor_ms, b_high);
+}
+
+TEST(Lease, AShortOutageKeepsTheSameLeaseAndShard) {
+  FakeStore store;
+  Server a(store, settings(0, 9));
+  run(store, {&a}, 500);
+  const int64_t lease = a.machine->lease();
+  const uint32_t first = a.first();
+  a.link.cut = true;
+  run(store, {&a}, 4000);  // past fail_after, within the ttl
+  EXPECT_EQ(a.state(), LeaseState::kLost);
+  EXPECT_FALSE(a.open());
+  a.link.cut = false;
+  run(store, {&a}, 500);
+  EXPECT_EQ(a.state(), LeaseState::kHeld);
+  EXPECT_TRUE(a.open());
+  EXPECT_EQ(a.machine->lease(), lease);
+  EXPECT_EQ(a.first(), first);
+}
+
+TEST(Lease, StoreDownAtStartThenUp) {
+  FakeStore store;
+  Server a(store, settings());
+  a.link.cut = true;
+  run(store, {&a}, 3000);
+  EXPECT_EQ(a.state(), LeaseState::kAcquiring);
+  EXPECT_EQ(a.machine->last_error(), "connection refused");
+  EXPECT_FALSE(a.open());
+  a.link.cut = false;
+  run(store, {&a}, 1500);
+  EXPECT_EQ(a.state(), LeaseState::kHeld);
+  EXPECT_TRUE(a.open());
+}
+
+TEST(Lease, TheMarkStaysAheadOfNeedAndTheFinalMarkComesDown) {
+  FakeStore store;
+  Server a(store, settings(3, 3));
+  run(store, {&a}, 300);
+  const uint64_t mark = a.slot.mark_unix_ms.load();
+  EXPECT_GE(mark, a.ids_unix_ms() + 1000);
+  EXPECT_EQ(store.marks[3].unix_ms, mark);  // stored before it is published
+  EXPECT_EQ(store.marks[3].epoch_ms, kEpoch);
+  // A burst asks for more than the mark covers: the next pass stores more, first.
+  a.needed = mark + 5000;
+  a.step();
+  EXPECT_GE(a.slot.mark_unix_ms.load(), a.needed + 1000);
+  EXPECT_EQ(store.marks[3].unix_ms, a.slot.mark_unix_ms.load());
+  // Over a minute at real-time rate, the mark keeps ahead with one write per renewal.
+  a.needed = 0;
+  const uint64_t before = a.slot.requests.load();
+  run(store, {&a}, 60000);
+  EXPECT_GT(a.slot.mark_unix_ms.load(), a.ids_unix_ms());
+  EXPECT_LE(a.slot.requests.load() - before, 2u * 61);  // a renewal and a mark a second, at most
+  // Stopped, the mark is just above the last ID issued, and the shard is free.
+  const uint64_t high = a.ids_unix_ms();
+  a.machine->close();
+  EXPECT_FALSE(a.open());
+  a.machine->stop(a.link, high);
+  EXPECT_EQ(store.marks[3].unix_ms, high + 1);
+  EXPECT_TRUE(store.owners.empty());
+  EXPECT_EQ(a.state(), LeaseState::kNone);
+}
+
+TEST(Lease, AMarkOfAnotherEpochIsRefused) {
+  FakeStore store;
+  store.marks[0] = StoredMark{kWallMs, 1288834974657};
+  Server a(store, settings(0, 0));
+  run(store, {&a}, 500);
+  EXPECT_EQ(a.slot.word.load(), 0u);
+  EXPECT_NE(a.machine->last_error().find("epoch 1288834974657"), std::string::npos);
+  EXPECT_TRUE(store.owners.empty());  // released, not kept
+}
+
+TEST(Lease, ALeaseLostInTheStoreIsForgottenAndReplaced) {
+  FakeStore store;
+  Server a(store, settings(0, 9));
+  run(store, {&a}, 300);
+  const uint64_t word = a.slot.word.load();
+  // An operator revokes it (or etcd lost it): the next renewal finds out.
+  store.leases.clear();
+  store.owners.clear();
+  run(store, {&a}, 1500);
+  EXPECT_EQ(a.state(), LeaseState::kHeld);
+  EXPECT_NE(a.slot.word.load(), word);  // a new generation, so no generator mixes the two
+  EXPECT_EQ(a.slot.lost.load(), 1u);
+  EXPECT_EQ(a.slot.taken.load(), 2u);
+}
