@@ -335,3 +335,24 @@ BEGIN
 	END LOOP;
 END
 $adopt$;
+
+-- snowflake_status() shows where the shards come from, and the etcd lease
+-- (snowflake.shard_source = etcd).
+DROP FUNCTION snowflake_status();
+CREATE FUNCTION snowflake_status(
+	OUT in_recovery boolean, OUT generation_refused text, OUT clock_gap_ms bigint,
+	OUT clock_steps_back bigint, OUT clock_steps_forward bigint, OUT lead_waits bigint,
+	OUT reserved_until timestamptz, OUT reservation_writes bigint,
+	OUT reservation_waits bigint, OUT reservation_failures bigint, OUT reservation_error text,
+	OUT reservation_replayed_until timestamptz, OUT writer_pid integer,
+	OUT writer_busy_ms bigint, OUT observed_moves bigint, OUT observed_until timestamptz,
+	OUT observe_skipped bigint, OUT shard_collisions bigint, OUT shard_id integer,
+	OUT shard_count integer, OUT shard_id_source text, OUT shard_source text,
+	OUT lease_state text, OUT lease_shard integer, OUT lease_shard_count integer,
+	OUT lease_expires_ms bigint, OUT etcd_endpoint text, OUT etcd_error text,
+	OUT etcd_requests bigint)
+	RETURNS SETOF record
+	AS 'MODULE_PATHNAME', 'snowflake_status' LANGUAGE C VOLATILE STRICT PARALLEL SAFE ROWS 1;
+REVOKE ALL ON FUNCTION snowflake_status() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION snowflake_status() TO pg_monitor;
+COMMENT ON FUNCTION snowflake_status() IS 'one row: whether the server generates (and why not), the IDs'' clock over the system clock and its steps, waits at snowflake.max_lead, the durable reservation with its writer, writes, waits, failures and replay, observed IDs, and where the shards come from with the etcd lease''s state; for pg_monitor';

@@ -294,7 +294,10 @@ CREATE FUNCTION snowflake_status(
 	OUT reservation_replayed_until timestamptz, OUT writer_pid integer,
 	OUT writer_busy_ms bigint, OUT observed_moves bigint, OUT observed_until timestamptz,
 	OUT observe_skipped bigint, OUT shard_collisions bigint, OUT shard_id integer,
-	OUT shard_count integer, OUT shard_id_source text)
+	OUT shard_count integer, OUT shard_id_source text, OUT shard_source text,
+	OUT lease_state text, OUT lease_shard integer, OUT lease_shard_count integer,
+	OUT lease_expires_ms bigint, OUT etcd_endpoint text, OUT etcd_error text,
+	OUT etcd_requests bigint)
 	RETURNS SETOF record
 	AS 'MODULE_PATHNAME', 'snowflake_status' LANGUAGE C VOLATILE STRICT PARALLEL SAFE ROWS 1;
 
@@ -388,7 +391,7 @@ COMMENT ON OPERATOR FAMILY ulid_hash_ops USING hash IS 'hash operators of ulid';
 COMMENT ON OPERATOR CLASS ulid_minmax_ops USING brin IS 'default BRIN minmax operator class for ulid';
 COMMENT ON OPERATOR FAMILY ulid_minmax_ops USING brin IS 'BRIN minmax operators of ulid';
 
-COMMENT ON FUNCTION snowflake_status() IS 'one row: whether the server generates (and why not), the IDs'' clock over the system clock and its steps, waits at snowflake.max_lead, the durable reservation with its writer, writes, waits, failures and replay, and observed IDs; for pg_monitor';
+COMMENT ON FUNCTION snowflake_status() IS 'one row: whether the server generates (and why not), the IDs'' clock over the system clock and its steps, waits at snowflake.max_lead, the durable reservation with its writer, writes, waits, failures and replay, observed IDs, and where the shards come from with the etcd lease''s state; for pg_monitor';
 COMMENT ON FUNCTION snowflake_streams() IS 'a row per ID stream that issued a value since start: its last value and its lead over the system clock; for pg_monitor';
 COMMENT ON FUNCTION snowflake_observe_trigger() IS 'row trigger for replication''s apply: observes the named ID columns (default: the primary key) of each row, and counts in snowflake_status() what it may not observe instead of raising';
 COMMENT ON FUNCTION snowflake_replica_guard() IS 'row trigger for tables that replication writes into: observes the named ID columns (default: the primary key) as snowflake_observe_trigger() does, and reports a replicated snowflake ID of this server''s own shards as a shard collision (snowflake.on_shard_collision)';

@@ -34,6 +34,13 @@ std::string lease_settings_problem(const LeaseSettings &s) {
                   static_cast<long long>(s.renew_ms), static_cast<long long>(s.fail_after_ms));
     return buf;
   }
+  if (s.count > kMaxLeasedShards) {
+    std::snprintf(buf, sizeof buf,
+                  "snowflake.shard_count is %u, but a server leases at most %u shards (one etcd "
+                  "transaction claims them all)",
+                  s.count, kMaxLeasedShards);
+    return buf;
+  }
   if (s.pool_high < s.pool_low || s.pool_high - s.pool_low + 1 < s.count) {
     std::snprintf(buf, sizeof buf,
                   "snowflake.shard_pool %u-%u holds no range of snowflake.shard_count %u shards",
@@ -123,10 +130,9 @@ uint64_t LeaseMachine::need_ms() { return std::max(host_.ids_unix_ms(), host_.ne
 void LeaseMachine::fail(const StoreResult &r) {
   last_error_ = r.error;
   retry_ns_ = host_.mono_ns() + request_timeout_retry();
-  if (has_range_) {
-    const bool open = host_.mono_ns() < slot_.deadline_mono_ns.load();
-    set_state(open ? LeaseState::kFailing : LeaseState::kLost);
-  }
+  // Failing, until step() finds the deadline passed: it alone says the lease is lost.
+  if (has_range_ && static_cast<LeaseState>(slot_.state.load()) == LeaseState::kHeld)
+    set_state(LeaseState::kFailing);
 }
 
 void LeaseMachine::close() noexcept {
@@ -139,9 +145,10 @@ void LeaseMachine::forget_lease(const std::string &why) {
   slot_.expires_mono_ns.store(0);
   if (has_range_) {
     slot_.lost.fetch_add(1);
-    host_.lost(why);
+    host_.lost(why);  // also after generation stopped: now the range may be another's
   }
   has_range_ = false;
+  reported_lost_ = false;
   lease_ = 0;
   last_error_ = why;
   set_state(LeaseState::kAcquiring);
@@ -213,6 +220,7 @@ void LeaseMachine::acquire(LeaseStore &store) {
     first_ = static_cast<uint32_t>(first);
     count_ = settings_.count;
     has_range_ = true;
+    reported_lost_ = false;
     preferred_ = first;
     mark_ms_ = mark.unix_ms;
     acquired_mark_ms_ = mark.unix_ms;
@@ -259,6 +267,7 @@ void LeaseMachine::keep(LeaseStore &store) {
   const int64_t now = host_.mono_ns();
   if (now >= next_renew_ns_ || state != LeaseState::kHeld) {
     int64_t ttl_s = 0;
+    const int64_t old_deadline = slot_.deadline_mono_ns.load();
     slot_.requests.fetch_add(1);
     const StoreResult r = store.renew(lease_, &ttl_s);
     if (r.status == StoreStatus::kLost) {
@@ -269,6 +278,7 @@ void LeaseMachine::keep(LeaseStore &store) {
       fail(r);
       return;
     }
+    const bool closed_before = host_.mono_ns() >= old_deadline;
     alive_sent_ns_ = now;
     // The store counts the time to live from its receipt, after now: the lease outlives both.
     const int64_t live_ms = std::min(settings_.ttl_ms, ttl_s * 1000);
@@ -276,6 +286,14 @@ void LeaseMachine::keep(LeaseStore &store) {
     slot_.expires_mono_ns.store(now + live_ms * 1000000);
     slot_.deadline_mono_ns.store(now + open_ms * 1000000, std::memory_order_seq_cst);
     next_renew_ns_ = now + settings_.renew_ms * 1000000;
+    // Generation stopped meanwhile (the deadline passed before this renewal was sent): say
+    // so, and that the same lease and range go on.
+    const bool was_closed = closed_before;
+    if (was_closed && !reported_lost_)
+      host_.lost(last_error_.empty() ? std::string("no renewal reached etcd in time")
+                                     : last_error_);
+    if (was_closed || reported_lost_) host_.taken(first_, count_, mark_ms_);
+    reported_lost_ = false;
     if (state != LeaseState::kHeld) {
       last_error_.clear();
       set_state(LeaseState::kHeld);
@@ -299,8 +317,10 @@ int64_t LeaseMachine::step(LeaseStore &store) {
     const LeaseState state = static_cast<LeaseState>(slot_.state.load());
     if (now >= deadline && state != LeaseState::kLost) {
       set_state(LeaseState::kLost);
-      host_.lost(last_error_.empty() ? std::string("no renewal reached etcd in time")
-                                     : last_error_);
+      if (!reported_lost_)
+        host_.lost(last_error_.empty() ? std::string("no renewal reached etcd in time")
+                                       : last_error_);
+      reported_lost_ = true;
       host_.changed();
     }
   }

@@ -38,6 +38,10 @@ struct LeaseSettings {
   int64_t fail_after_ms = 15000;  // with no renewal for this long, generation stops
 };
 
+// The most shards one server leases: one store transaction claims them all (etcd allows 128
+// operations in one).
+constexpr uint32_t kMaxLeasedShards = 64;
+
 // Why these settings cannot work together ("" when they can): fail_after must end before the
 // store could expire the lease, renewals must come before fail_after, and the pool must hold
 // a range of count shards.
@@ -71,6 +75,8 @@ struct alignas(64) LeaseSlot {
   std::atomic<uint64_t> lost;             // leases lost since start
   std::atomic<uint64_t> requests;         // requests made to the store since start
   std::atomic<uint32_t> generation;       // of the last lease taken
+  std::atomic<void *> worker;             // the lease worker's latch; nullptr while none runs
+  std::atomic<int> worker_pid;
 
   void init() noexcept {
     word.store(0);
@@ -82,9 +88,20 @@ struct alignas(64) LeaseSlot {
     lost.store(0);
     requests.store(0);
     generation.store(0);
+    worker.store(nullptr);
+    worker_pid.store(0);
   }
   bool open_at(int64_t mono_ns) const noexcept {
     return mono_ns < deadline_mono_ns.load(std::memory_order_seq_cst);
+  }
+  // The state as generators meet it: a range held past its deadline is lost, even while the
+  // worker still waits for etcd's answer.
+  LeaseState state_at(int64_t mono_ns) const noexcept {
+    const LeaseState s = static_cast<LeaseState>(state.load());
+    if ((s == LeaseState::kHeld || s == LeaseState::kFailing) && word.load() != 0 &&
+        !open_at(mono_ns))
+      return LeaseState::kLost;
+    return s;
   }
 };
 
@@ -197,6 +214,7 @@ class LeaseMachine {
   int64_t retry_ns_ = 0;       // after a failure: when to try again
   uint32_t first_ = 0, count_ = 0;
   bool has_range_ = false;
+  bool reported_lost_ = false;  // host_.lost() was said for the range held
   uint64_t mark_ms_ = 0;       // the mark stored for the range
   uint64_t acquired_mark_ms_ = 0;  // the mark read when the range was taken
   std::string last_error_;

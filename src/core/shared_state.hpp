@@ -19,6 +19,7 @@
 #include "clock.hpp"
 #include "id128.hpp"
 #include "layout.hpp"
+#include "lease.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -187,12 +188,14 @@ struct SharedStateT {
   ClockState clock;
   Reservation reservation;
   Streams128T<Lock> streams;
+  LeaseSlot lease;  // snowflake.shard_source = etcd: the range leased
   ShardSlot shards[kShardCount];
 
   void init() noexcept {
     clock.init();
     reservation.init();
     streams.init();
+    lease.init();
     for (ShardSlot &s : shards) {
       s.last.store(0);
       s.range_floor_ms.store(0);

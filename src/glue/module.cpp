@@ -4,6 +4,7 @@
 #include <new>
 
 #include "clock.hpp"
+#include "lease.hpp"
 #include "reservation.hpp"
 #include "settings.hpp"
 #include "state.hpp"
@@ -31,7 +32,9 @@ shmem_startup_hook_type prev_shmem_startup_hook = nullptr;
 void request_shmem() {
   if (prev_shmem_request_hook) prev_shmem_request_hook();
   // Each ShmemInitStruct is aligned to a cache line: room for that padding too.
-  RequestAddinShmemSpace(add_size(sizeof(SharedState), sizeof(ConditionVariable) + 2 * PG_CACHE_LINE_SIZE));
+  RequestAddinShmemSpace(add_size(sizeof(SharedState), sizeof(ConditionVariable) +
+                                                         lease_text_size() +
+                                                         3 * PG_CACHE_LINE_SIZE));
 }
 
 void startup_shmem() {
@@ -50,6 +53,9 @@ void startup_shmem() {
   void *cv = ShmemInitStruct("snowflake reservation cv", sizeof(ConditionVariable), &found);
   if (!found) ConditionVariableInit(static_cast<ConditionVariable *>(cv));
   reservation_cv = static_cast<ConditionVariable *>(cv);
+  void *text = ShmemInitStruct("snowflake lease text", lease_text_size(), &found);
+  if (!found) init_lease_text(static_cast<LeaseText *>(text));
+  lease_text = static_cast<LeaseText *>(text);
   LWLockRelease(AddinShmemInitLock);
 }
 
@@ -104,7 +110,16 @@ extern "C" void _PG_init(void) {
   shmem_startup_hook = startup_shmem;
   register_reservation_writer();
   register_reservation_wal();
-  if (shard_id + shard_count - 1 > static_cast<int>(snowflake::kMaxShard))
+  if (lease_mode) {
+    if (lease_setting_problem[0] != '\0')
+      ereport(WARNING, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("snowflake.shard_source is etcd, but %s", lease_setting_problem),
+                        errdetail("snowflake() refuses to generate until the settings fit "
+                                  "together.")));
+    else
+      register_lease_worker();
+  }
+  if (!lease_mode && shard_id + shard_count - 1 > static_cast<int>(snowflake::kMaxShard))
     ereport(WARNING,
             (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
              errmsg("snowflake.shard_id %d with snowflake.shard_count %d reaches past shard %u",

@@ -2,6 +2,11 @@
 // and the refusal to generate on a bad one.
 #include <cerrno>
 #include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "../core/etcd_store.hpp"
+#include "../core/lease.hpp"
 
 #include "settings.hpp"
 #include "state.hpp"
@@ -25,10 +30,25 @@ int max_clock_offset_ms = 5000;
 int64_t epoch_ms = kDefaultEpochMs;
 int reservation_window_ms = 1000;
 int reservation_timeout_ms = 10000;
+bool lease_mode = false;
+char *etcd_endpoints = nullptr;
+char *etcd_prefix = nullptr;
+uint32_t shard_pool_low = 0;
+uint32_t shard_pool_high = kMaxShard;
+int lease_ttl_s = 30;
+int lease_renew_ms = 10000;
+int lease_fail_after_ms = 15000;
+char *etcd_cafile = nullptr;
+char *etcd_certfile = nullptr;
+char *etcd_keyfile = nullptr;
+char *etcd_user = nullptr;
+char *etcd_password_file = nullptr;
+char lease_setting_problem[320] = "";
 
 namespace {
 
 char *epoch_setting = nullptr;
+bool shard_id_in_file = false;  // lease mode, with snowflake.shard_id in the configuration
 
 bool parse_epoch(const char *text, int64_t *out) {
   if (text == nullptr || *text == '\0') return false;
@@ -67,6 +87,14 @@ void assign_epoch(const char *newval, void *) {
 int pending_shard_source = PGC_S_DEFAULT;
 
 bool check_shard_id(int *, void **, GucSource source) {
+  // In lease mode the shard is the lease's: a shard set anywhere would issue outside it.
+  if (lease_mode && source > PGC_S_DEFAULT) {
+    GUC_check_errcode(ERRCODE_CANT_CHANGE_RUNTIME_PARAM);
+    GUC_check_errmsg("snowflake.shard_id cannot be set while snowflake.shard_source is etcd");
+    GUC_check_errdetail("The server's shards are the ones it leases from etcd.");
+    GUC_check_errhint("Remove the setting; snowflake_status() shows the leased shards.");
+    return false;
+  }
   pending_shard_source = source;
   if (source == PGC_S_FILE && bad_setting_name != nullptr &&
       std::strcmp(bad_setting_name, "snowflake.shard_id") == 0)
@@ -99,10 +127,70 @@ bool valid_epoch_text(const char *text) {
 const struct config_enum_entry collision_levels[] = {
     {"warning", WARNING, false}, {"error", ERROR, false}, {nullptr, 0, false}};
 
+int shard_source = 0;
+const struct config_enum_entry shard_sources[] = {
+    {"config", 0, false}, {"etcd", 1, false}, {nullptr, 0, false}};
+
+char *shard_pool_setting = nullptr;
+
+bool check_shard_pool(char **newval, void **, GucSource) {
+  uint32_t low, high;
+  if (parse_shard_pool(*newval, kMaxShard, &low, &high)) return true;
+  GUC_check_errdetail("snowflake.shard_pool is a range of shards \"low-high\" within 0-%u.",
+                      kMaxShard);
+  return false;
+}
+
+void assign_shard_pool(const char *newval, void *) {
+  (void)parse_shard_pool(newval, kMaxShard, &shard_pool_low, &shard_pool_high);
+}
+
+bool check_etcd_endpoints(char **newval, void **, GucSource) {
+  std::vector<std::string> urls;
+  std::string error;
+  if (parse_endpoints(*newval, &urls, &error)) return true;
+  GUC_check_errdetail("%s.", error.c_str());
+  return false;
+}
+
+bool check_etcd_prefix(char **newval, void **, GucSource) {
+  const char *p = *newval;
+  if (p[0] == '/' && p[std::strlen(p) - 1] != '/') return true;
+  GUC_check_errdetail("The prefix starts with \"/\" and does not end with one.");
+  return false;
+}
+
+// Lease mode's settings that do not fit together, as found at start.
+void check_lease_settings() {
+  if (!lease_mode) return;
+  snowflake::LeaseSettings s;
+  s.pool_low = shard_pool_low;
+  s.pool_high = shard_pool_high;
+  s.count = static_cast<uint32_t>(shard_count);
+  s.ttl_ms = int64_t{lease_ttl_s} * 1000;
+  s.renew_ms = lease_renew_ms;
+  s.fail_after_ms = lease_fail_after_ms;
+  std::string problem = snowflake::lease_settings_problem(s);
+  if (problem.empty() && shard_id_in_file)
+    problem = "snowflake.shard_id is set in the configuration file, but snowflake.shard_source "
+              "is etcd: the shards come from the lease";
+  snprintf(lease_setting_problem, sizeof lease_setting_problem, "%s", problem.c_str());
+}
+
 }  // namespace
 
 void define_settings() {
-  check_file_value("snowflake.shard_id", valid_shard_text);
+  // Before snowflake.shard_id is defined: its check refuses any value in lease mode.
+  DefineCustomEnumVariable(
+      "snowflake.shard_source", "Where this server's shards come from: config or etcd.",
+      "config: snowflake.shard_id and snowflake.shard_count. etcd: a lease of "
+      "snowflake.shard_count shards from snowflake.shard_pool, held in etcd.",
+      &shard_source, 0, shard_sources,
+      process_shared_preload_libraries_in_progress ? PGC_POSTMASTER : PGC_SIGHUP, 0, nullptr,
+      nullptr, nullptr);
+  lease_mode = shard_source == 1 && process_shared_preload_libraries_in_progress;
+  shard_id_in_file = lease_mode && GetConfigOption("snowflake.shard_id", true, false) != nullptr;
+  if (!lease_mode) check_file_value("snowflake.shard_id", valid_shard_text);
   check_file_value("snowflake.epoch", valid_epoch_text);
   DefineCustomIntVariable(
       "snowflake.shard_id", "Shard written into IDs made by snowflake().",
@@ -164,6 +252,60 @@ void define_settings() {
       "generator raises an ERROR that names the writer.",
       &reservation_timeout_ms, 10000, 100, 3600000, PGC_SIGHUP, GUC_UNIT_MS, nullptr, nullptr,
       nullptr);
+  DefineCustomStringVariable(
+      "snowflake.etcd_endpoints",
+      "Client URLs of the etcd cluster that leases shards (snowflake.shard_source = etcd).",
+      "Comma-separated http:// or https:// URLs of one etcd cluster's members.", &etcd_endpoints,
+      "", PGC_SIGHUP, 0, check_etcd_endpoints, nullptr, nullptr);
+  DefineCustomStringVariable(
+      "snowflake.etcd_prefix", "The fleet's key prefix in etcd.",
+      "Servers with the same prefix share one pool of shards.", &etcd_prefix, "/snowflake",
+      process_shared_preload_libraries_in_progress ? PGC_POSTMASTER : PGC_SIGHUP, 0,
+      check_etcd_prefix, nullptr, nullptr);
+  DefineCustomStringVariable(
+      "snowflake.shard_pool", "The shards a fleet leases from, as low-high.",
+      "Each server leases snowflake.shard_count contiguous shards of it.", &shard_pool_setting,
+      "0-8191", process_shared_preload_libraries_in_progress ? PGC_POSTMASTER : PGC_SIGHUP, 0,
+      check_shard_pool, assign_shard_pool, nullptr);
+  DefineCustomIntVariable(
+      "snowflake.lease_ttl", "The shard lease's time to live in etcd.",
+      "etcd frees the shards this long after the last renewal it received.", &lease_ttl_s, 30,
+      2, 3600, process_shared_preload_libraries_in_progress ? PGC_POSTMASTER : PGC_SIGHUP,
+      GUC_UNIT_S, nullptr, nullptr, nullptr);
+  DefineCustomIntVariable(
+      "snowflake.lease_renew", "How often the shard lease is renewed.", nullptr,
+      &lease_renew_ms, 10000, 100, 3600000,
+      process_shared_preload_libraries_in_progress ? PGC_POSTMASTER : PGC_SIGHUP, GUC_UNIT_MS,
+      nullptr, nullptr, nullptr);
+  DefineCustomIntVariable(
+      "snowflake.lease_fail_after",
+      "With no renewal of the shard lease for this long, snowflake() refuses.",
+      "Below snowflake.lease_ttl, so that the server stops issuing before etcd can give its "
+      "shards to another server.",
+      &lease_fail_after_ms, 15000, 200, 3600000,
+      process_shared_preload_libraries_in_progress ? PGC_POSTMASTER : PGC_SIGHUP, GUC_UNIT_MS,
+      nullptr, nullptr, nullptr);
+  DefineCustomStringVariable("snowflake.etcd_cafile",
+                             "The CA certificate that etcd's server certificates are checked "
+                             "against (https:// endpoints).",
+                             nullptr, &etcd_cafile, "", PGC_SIGHUP, GUC_SUPERUSER_ONLY, nullptr,
+                             nullptr, nullptr);
+  DefineCustomStringVariable("snowflake.etcd_certfile",
+                             "The client certificate shown to etcd (https:// endpoints).", nullptr,
+                             &etcd_certfile, "", PGC_SIGHUP, GUC_SUPERUSER_ONLY, nullptr, nullptr,
+                             nullptr);
+  DefineCustomStringVariable("snowflake.etcd_keyfile", "The client certificate's private key.",
+                             nullptr, &etcd_keyfile, "", PGC_SIGHUP, GUC_SUPERUSER_ONLY, nullptr,
+                             nullptr, nullptr);
+  DefineCustomStringVariable("snowflake.etcd_user", "The etcd user to authenticate as.", nullptr,
+                             &etcd_user, "", PGC_SIGHUP, GUC_SUPERUSER_ONLY, nullptr, nullptr,
+                             nullptr);
+  DefineCustomStringVariable(
+      "snowflake.etcd_password_file",
+      "A file that holds the etcd user's password (mode 0600, like ssl_key_file).",
+      "The password itself is never a setting's value.", &etcd_password_file, "", PGC_SIGHUP,
+      GUC_SUPERUSER_ONLY, nullptr, nullptr, nullptr);
+  check_lease_settings();
   MarkGUCPrefixReserved("snowflake");
 }
 
@@ -181,7 +323,7 @@ void raise_bad_setting() {
 }
 
 void report_default_shard() {
-  if (shard_id_source != PGC_S_DEFAULT || shared == nullptr) return;
+  if (lease_mode || shard_id_source != PGC_S_DEFAULT || shared == nullptr) return;
   int expected = 0;
   if (!shared->reservation.default_shard_reported.compare_exchange_strong(expected, 1)) return;
   ereport(WARNING,

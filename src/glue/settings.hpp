@@ -18,6 +18,19 @@ extern int64_t epoch_ms;   // snowflake.epoch, parsed
 extern int reservation_window_ms;  // snowflake.reservation_window
 extern int reservation_timeout_ms; // snowflake.reservation_timeout
 
+// Lease mode (snowflake.shard_source = etcd): the shards come from a lease in etcd.
+extern bool lease_mode;           // snowflake.shard_source is etcd (fixed at start)
+extern char *etcd_endpoints;      // snowflake.etcd_endpoints
+extern char *etcd_prefix;         // snowflake.etcd_prefix
+extern uint32_t shard_pool_low, shard_pool_high;  // snowflake.shard_pool, parsed
+extern int lease_ttl_s;           // snowflake.lease_ttl
+extern int lease_renew_ms;        // snowflake.lease_renew
+extern int lease_fail_after_ms;   // snowflake.lease_fail_after
+extern char *etcd_cafile, *etcd_certfile, *etcd_keyfile, *etcd_user, *etcd_password_file;
+// Why lease mode cannot work with these settings (set at start, "" when it can): the server
+// runs, and snowflake() refuses with this.
+extern char lease_setting_problem[320];
+
 // Epochs (the setting's and the epoch arguments') from 1970 to 2100: wide enough for every
 // real scheme (Instagram's is 2011), narrow enough that no conversion to timestamptz can
 // overflow.

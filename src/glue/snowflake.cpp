@@ -3,6 +3,7 @@
 
 #include "clock.hpp"
 #include "generation.hpp"
+#include "lease.hpp"
 #include "settings.hpp"
 #include "state.hpp"
 #include "timestamps.hpp"
@@ -74,6 +75,65 @@ int64 issue(uint32_t shard) {
   }
 }
 
+// Lease mode: the range the lease holds, read before issuing and checked again after it
+// (lease.hpp's LeaseSlot): a value issued while the lease closed or changed is dropped, never
+// returned. Its limit is the lower of the reservation and the mark stored in etcd. shard is
+// snowflake(shard)'s, or -1 for the range.
+uint64_t leased_word = 0;  // the lease this backend's range cursor belongs to
+
+int64 issue_leased(int32 shard) {
+  SharedState &state = generating_state();
+  LeaseSlot &lease = state.lease;
+  const uint64_t epoch = static_cast<uint64_t>(epoch_ms);
+  for (;;) {
+    const uint64_t word = lease.word.load(std::memory_order_seq_cst);
+    const int64_t mono = read_mono_fast();
+    if (unlikely(word == 0 || !(mono < lease.deadline_mono_ns.load(std::memory_order_seq_cst)))) {
+      await_lease(lease);
+      continue;
+    }
+    const uint32_t first = lease_word_first(word), count = lease_word_count(word);
+    if (shard >= 0 && (static_cast<uint32_t>(shard) < first ||
+                       static_cast<uint32_t>(shard) >= first + count))
+      raise_shard_not_leased(shard, word);
+    if (unlikely(word != leased_word)) {
+      range_cursor = RangeCursor{};
+      leased_word = word;
+    }
+    Limits limits = stream_limits(&state.reservation, kMaxTimeMs, epoch);
+    const uint64_t mark = lease.mark_unix_ms.load(std::memory_order_acquire);
+    limits.reserved_ms = std::min(limits.reserved_ms, mark > epoch ? mark - epoch : 0);
+    const uint64_t now_ms = clock_now_ms(state.clock);
+    uint64_t value;
+    uint32_t issued_shard;
+    Step step;
+    if (shard >= 0 || count == 1) {
+      issued_shard = shard >= 0 ? static_cast<uint32_t>(shard) : first;
+      const NextResult r = next_state<kSeqBits>(state.shards[issued_shard].last, now_ms, limits);
+      step = r.step;
+      value = r.value;
+    } else {
+      ShardSlot *slots = &state.shards[first];
+      const RangeResult r = next_in_range<kSeqBits>(slots, count, slots[0].range_floor_ms,
+                                                    range_cursor, now_ms, limits);
+      step = r.step;
+      value = r.value;
+      issued_shard = first + r.shard;
+    }
+    if (likely(step == Step::kIssued)) {
+      if (unlikely(lease.word.load(std::memory_order_seq_cst) != word ||
+                   !(mono < lease.deadline_mono_ns.load(std::memory_order_seq_cst))))
+        continue;
+      after_issue(&state.reservation, (value >> kSeqBits) + epoch, now_ms + epoch);
+      return static_cast<int64>(pack(value >> kSeqBits, issued_shard, value & kMaxSeq));
+    }
+    if (step == Step::kReserve)
+      await_lease_cover(state, value + epoch);
+    else
+      settle(step, value, &state.reservation, "snowflake");
+  }
+}
+
 TimestampTz id_timestamp(uint64_t id, int64_t epoch = epoch_ms) {
   return unix_ms_to_timestamptz(static_cast<int64_t>(unpack(id).ms) + epoch);
 }
@@ -133,6 +193,7 @@ Datum decoded_record(FunctionCallInfo fcinfo, TimestampTz ts, uint32_t shard, ui
 }  // namespace snowflake::glue
 
 SNOWFLAKE_FUNCTION(snowflake_generate) {
+  if (unlikely(lease_mode)) return Int64GetDatum(issue_leased(-1));
   check_snowflake_settings();
   if (shard_count > 1)
     return Int64GetDatum(
@@ -143,6 +204,7 @@ SNOWFLAKE_FUNCTION(snowflake_generate) {
 SNOWFLAKE_FUNCTION(snowflake_generate_shard) {
   const int32 shard = PG_GETARG_INT32(0);
   if (shard < 0 || static_cast<uint32_t>(shard) > kMaxShard) raise_bad_shard(shard);
+  if (unlikely(lease_mode)) return Int64GetDatum(issue_leased(shard));
   return Int64GetDatum(issue(static_cast<uint32_t>(shard)));
 }
 

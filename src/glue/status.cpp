@@ -5,7 +5,10 @@
 // start, with its last value and its lead over the system clock.
 #include <cerrno>
 
+#include "../core/lease.hpp"
+
 #include "clock.hpp"
+#include "lease.hpp"
 #include "reservation.hpp"
 #include "settings.hpp"
 #include "state.hpp"
@@ -23,7 +26,7 @@ namespace {
 using namespace snowflake;
 using namespace snowflake::glue;
 
-constexpr int kStatusColumns = 21;
+constexpr int kStatusColumns = 29;
 constexpr int kStreamColumns = 5;
 
 int64_t system_clock_ms() { return read_clock(CLOCK_REALTIME) / 1000000; }
@@ -52,6 +55,7 @@ SNOWFLAKE_FUNCTION(snowflake_status) {
   if (refused == nullptr && bad_setting_name != nullptr)
     refused = psprintf("%s is \"%s\" in the configuration", bad_setting_name, bad_setting_value);
   if (refused == nullptr && in_recovery) refused = "the server is in recovery";
+  if (refused == nullptr) refused = lease_refusal();
   values[1] = refused != nullptr ? CStringGetTextDatum(refused) : Datum(0);
   nulls[1] = refused == nullptr;
   // The IDs' clock as it stands (peeked: a monitoring query takes no part in step detection)
@@ -89,6 +93,25 @@ SNOWFLAKE_FUNCTION(snowflake_status) {
   values[18] = Int32GetDatum(shard_id);
   values[19] = Int32GetDatum(shard_count);
   values[20] = CStringGetTextDatum(GucSource_Names[shard_id_source]);
+  // Lease mode: where the shards come from, the lease, and what etcd last said.
+  const LeaseSlot &lease = state.lease;
+  values[21] = CStringGetTextDatum(lease_mode ? "etcd" : "config");
+  const int64_t mono = read_clock(CLOCK_MONOTONIC);
+  values[22] = CStringGetTextDatum(lease_state_name(lease.state_at(mono)));
+  const uint64_t word = lease.word.load();
+  values[23] = Int32GetDatum(static_cast<int32>(lease_word_first(word)));
+  values[24] = Int32GetDatum(static_cast<int32>(lease_word_count(word)));
+  nulls[23] = nulls[24] = word == 0;
+  const int64_t expires = lease.expires_mono_ns.load();
+  values[25] = Int64GetDatum(expires > mono ? (expires - mono) / 1000000 : 0);
+  nulls[25] = expires == 0;
+  char endpoint[256], error[512];
+  read_lease_text(endpoint, sizeof endpoint, error, sizeof error);
+  values[26] = CStringGetTextDatum(endpoint);
+  nulls[26] = endpoint[0] == '\0';
+  values[27] = CStringGetTextDatum(error);
+  nulls[27] = error[0] == '\0';
+  put_count(values, 28, lease.requests.load());
   tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
   return (Datum)0;
 }

@@ -184,6 +184,9 @@ TEST(LeaseSettings, ProblemsAreNamed) {
   s.pool_high = 12;
   s.count = 4;
   EXPECT_NE(lease_settings_problem(s).find("snowflake.shard_pool 10-12"), std::string::npos);
+  s = LeaseSettings{};
+  s.count = 65;
+  EXPECT_NE(lease_settings_problem(s).find("at most 64 shards"), std::string::npos);
 }
 
 TEST(LeaseSettings, ParsePool) {
@@ -282,6 +285,8 @@ TEST(Lease, CutOffServerStopsBeforeItsLeaseCanExpireAndTheNextHolderStartsAbove)
   EXPECT_LE(closed_at - cut_at, 3000 * kMs);  // lease_fail_after of the last renewal sent
   run(store, {&a, &b}, 200);
   EXPECT_EQ(a.state(), LeaseState::kLost);
+  ASSERT_FALSE(a.events.empty());
+  EXPECT_EQ(a.events.back(), "lost: connection refused");  // said once, when it stopped
   EXPECT_NE(a.machine->last_error(), "");
   // Once the store expires a's lease, b takes the shard, above everything a could issue.
   run(store, {&a, &b}, 6000);
@@ -318,6 +323,19 @@ TEST(Lease, AShortOutageKeepsTheSameLeaseAndShard) {
   EXPECT_TRUE(a.open());
   EXPECT_EQ(a.machine->lease(), lease);
   EXPECT_EQ(a.first(), first);
+  // The log says generation stopped and went on.
+  ASSERT_GE(a.events.size(), 3u);
+  EXPECT_EQ(a.events[a.events.size() - 2].rfind("lost: connection refused", 0), 0u);
+  EXPECT_EQ(a.events.back(), "taken " + std::to_string(first) + "+1");
+}
+
+TEST(Lease, AStateHeldPastItsDeadlineReadsLost) {
+  FakeStore store;
+  Server a(store, settings(0, 9));
+  run(store, {&a}, 300);
+  ASSERT_EQ(a.slot.state_at(store.now), LeaseState::kHeld);
+  // The worker is stuck in a request: nothing changed the state, the deadline passed.
+  EXPECT_EQ(a.slot.state_at(store.now + 3001 * kMs), LeaseState::kLost);
 }
 
 TEST(Lease, StoreDownAtStartThenUp) {

@@ -1,0 +1,256 @@
+# Shards leased from etcd (snowflake.shard_source = etcd), against a real 3-member etcd cluster
+# of the platform's etcd-server, with lease_ttl 6 s, lease_fail_after 3 s, lease_renew 1 s:
+# - servers with one identical configuration lease distinct shards, and a million IDs each,
+#   made at once, repeat none; a base backup started as a new server with the pool full
+#   issues no ID and says why; a clean stop frees the shard at once, and the next holder
+#   starts above its IDs; a clean restart takes its shard back;
+# - a server cut off from etcd (a paused proxy) refuses before its lease can expire; a server
+#   with its clock 10 minutes behind then takes the shard and issues only above the cut-off
+#   server's IDs; healed, the cut-off server leases again by itself once the shard is free;
+# - etcd unreachable at start: the server serves everything but snowflake(), which waits
+#   reservation_timeout and says why; the first lease later needs no restart;
+# - a standby holds no lease; promoted while its primary still runs, it leases another shard;
+# - with 2 of 3 members stopped, generation stops, and resumes when quorum returns;
+# - snowflake.shard_id and snowflake(shard) outside the lease are refused.
+use strict;
+use warnings FATAL => 'all';
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use Time::HiRes qw(time);
+use IPC::Run;
+use FindBin;
+use lib "$FindBin::Bin/../lib";
+use SnowflakeTest;
+use EtcdCluster;
+
+plan skip_all => 'no etcd binary (Debian: etcd-server)' unless EtcdCluster::etcd_binary();
+my $faketime = faketime_library();
+
+my $etcd = EtcdCluster->new('leases');
+
+# A server in lease mode on $endpoints, leasing from $pool.
+sub lease_node
+{
+	my ($name, $endpoints, $pool, $extra) = @_;
+	return snowflake_node($name, qq{
+snowflake.shard_source = etcd
+snowflake.etcd_endpoints = '$endpoints'
+snowflake.shard_pool = '$pool'
+snowflake.lease_ttl = 6s
+snowflake.lease_renew = 1s
+snowflake.lease_fail_after = 3s
+snowflake.reservation_timeout = 2s
+} . ($extra // ''), allows_streaming => 1);
+}
+
+sub status
+{
+	my ($node, $columns) = @_;
+	return $node->safe_psql('postgres', "SELECT $columns FROM snowflake_status()");
+}
+
+sub wait_state
+{
+	my ($node, $state) = @_;
+	$node->poll_query_until('postgres',
+		"SELECT lease_state = '$state' FROM snowflake_status()")
+	  or die $node->name . " did not reach lease_state $state: "
+	  . status($node, 'lease_state, etcd_error');
+	return;
+}
+
+# snowflake() on $node: the ERROR's SQLSTATE and text, or '' when it issued an ID.
+sub generate_error
+{
+	my ($node) = @_;
+	my ($ret, $out, $err) =
+	  $node->psql('postgres', "\\set VERBOSITY verbose\nSELECT snowflake()");
+	return $ret == 0 ? '' : $err;
+}
+
+# Waits until snowflake() on $node fails (status first, then a real call, which waits
+# reservation_timeout for a lease). In list context also the time the status said so.
+sub wait_refusing
+{
+	my ($node) = @_;
+	$node->poll_query_until('postgres',
+		'SELECT generation_refused IS NOT NULL FROM snowflake_status()')
+	  or die $node->name . ' kept generating';
+	my $at = time;
+	my $err = generate_error($node);
+	return wantarray ? ($err, $at) : $err;
+}
+
+# ---- One configuration, three servers: distinct shards, no repeat.
+my @fleet = map { lease_node("fleet$_", $etcd->endpoints, '0-2') } 1 .. 3;
+$_->start foreach @fleet;
+$_->safe_psql('postgres', 'CREATE EXTENSION snowflake') foreach @fleet;
+wait_state($_, 'held') foreach @fleet;
+my @shards = map { status($_, 'lease_shard') } @fleet;
+is(join(',', sort @shards), '0,1,2', 'three servers with one configuration lease distinct shards');
+is(status($fleet[0], 'shard_source || lease_shard_count || (etcd_error IS NULL)::text'),
+	'etcd1true', 'snowflake_status() shows the source, the range and no etcd error');
+like(slurp_file($fleet[0]->logfile), qr/WARNING:  snowflake leased shard $shards[0] from etcd/,
+	'the log says which shard was taken');
+
+# A million IDs each, at once, gathered in one table.
+my @runs;
+foreach my $i (0 .. 2)
+{
+	my $file = $fleet[$i]->basedir . '/ids.txt';
+	push @runs,
+	  [ $file,
+		IPC::Run::start(
+			[ 'psql', '-XAtq', '-d', $fleet[$i]->connstr('postgres'),
+				'-c', 'COPY (SELECT snowflake() FROM generate_series(1, 1000000)) TO STDOUT' ],
+			'>', $file, '2>', "$file.err") ];
+}
+foreach my $run (@runs)
+{
+	$run->[1]->finish or die "generation failed: " . slurp_file("$run->[0].err");
+}
+$fleet[0]->safe_psql('postgres', 'CREATE TABLE fleet_ids (id bigint)');
+$fleet[0]->safe_psql('postgres', "COPY fleet_ids FROM '$_->[0]'") foreach @runs;
+is( $fleet[0]->safe_psql('postgres',
+		'SELECT count(*), count(DISTINCT id), count(DISTINCT snowflake_shard(id)) FROM fleet_ids'),
+	'3000000|3000000|3',
+	'3,000,000 IDs made at once on three servers: none repeats, three shards');
+
+# snowflake.shard_id and snowflake(shard) cannot leave the lease.
+my ($ret, $out, $err) = $fleet[0]->psql('postgres', 'SET snowflake.shard_id = 5');
+like($err, qr/snowflake.shard_id cannot be set while snowflake.shard_source is etcd/,
+	'SET snowflake.shard_id is refused in lease mode');
+($ret, $out, $err) = $fleet[0]->psql('postgres', 'ALTER ROLE CURRENT_USER SET snowflake.shard_id = 5');
+like($err, qr/cannot be set while snowflake.shard_source is etcd/, 'and so is ALTER ROLE ... SET');
+my $other = ($shards[0] + 1) % 3;
+($ret, $out, $err) = $fleet[0]->psql('postgres', "SELECT snowflake($other)");
+like($err, qr/shard $other is not leased by this server/, 'snowflake(shard) outside the lease is refused');
+is($fleet[0]->safe_psql('postgres', "SELECT snowflake_shard(snowflake($shards[0]))"), $shards[0],
+	'snowflake(shard) inside it works');
+
+# A base backup of fleet1 started as a new server, same configuration: the pool is full.
+$fleet[0]->backup('clone_base');
+my $clone = PostgreSQL::Test::Cluster->new('clone');
+$clone->init_from_backup($fleet[0], 'clone_base');
+$clone->start;
+$err = wait_refusing($clone);
+like($err, qr/SF001: snowflake\(\) has no shard lease from etcd/, 'a clone with the pool full issues no ID (SF001)');
+like($err, qr/shard pool 0-2 has no 1 free shard in a row: 3 of its 3 shards are leased/,
+	'and its DETAIL says the pool is full');
+is(status($clone, 'lease_state'), 'acquiring', 'snowflake_status() shows it acquiring');
+
+# fleet3 stops cleanly: its shard is free at once, and the clone starts above its IDs.
+my $max3 = $fleet[0]->safe_psql('postgres',
+	"SELECT max(id) FROM fleet_ids WHERE snowflake_shard(id) = $shards[2]");
+$fleet[2]->stop;
+wait_state($clone, 'held');
+is(status($clone, 'lease_shard'), $shards[2], 'the clone takes the shard a clean stop freed');
+ok($clone->safe_psql('postgres', "SELECT snowflake() > $max3"), 'above every ID its last holder issued');
+
+# A clean restart takes its shard back.
+$fleet[0]->restart;
+wait_state($fleet[0], 'held');
+is(status($fleet[0], 'lease_shard'), $shards[0], 'a clean restart takes its previous shard back');
+
+# ---- Cut off: a paused proxy between one server and every etcd member.
+my $proxy = $etcd->proxy;
+my $cut = lease_node('cut', $proxy->endpoints, '7-7');
+$cut->start;
+$cut->safe_psql('postgres', 'CREATE EXTENSION snowflake; CREATE TABLE cut_ids (id bigint)');
+wait_state($cut, 'held');
+# The next holder has its clock 10 minutes behind (when libfaketime is here).
+my $behind = lease_node('behind', $etcd->endpoints, '7-7');
+if ($faketime) { start_with_clock($behind, '-10m'); }
+else { $behind->start; diag("the next holder's clock is not behind: $no_faketime"); }
+$behind->safe_psql('postgres', 'CREATE EXTENSION snowflake; CREATE TABLE behind_ids (id bigint)');
+$cut->safe_psql('postgres', 'INSERT INTO cut_ids SELECT snowflake() FROM generate_series(1, 100000)');
+
+my $cut_at = time;
+$proxy->pause;
+my $refused_at;
+($err, $refused_at) = wait_refusing($cut);
+my $refused_after = $refused_at - $cut_at;
+like($err, qr/SF001: snowflake\(\) has no shard lease from etcd/, 'cut off from etcd, snowflake() raises SF001');
+$cut->poll_query_until('postgres', 'SELECT etcd_error IS NOT NULL FROM snowflake_status()')
+  or die 'no etcd error shown';
+like(generate_error($cut), qr/DETAIL:  lease_state is lost: .*Last etcd error: http:\/\/127\.0\.0\.1:\d+: /s,
+	'with the last etcd error in its DETAIL');
+diag(sprintf('the cut-off server refused %.1f s after the cut (lease_fail_after 3 s)', $refused_after));
+is($cut->safe_psql('postgres', 'SELECT count(*) FROM cut_ids'), '100000',
+	'everything but generation goes on');
+my $cut_max = $cut->safe_psql('postgres', 'SELECT max(id) FROM cut_ids');
+
+wait_state($behind, 'held');
+# The shard was free for the next holder only once etcd expired the cut-off server's lease;
+# by then, the cut-off server must refuse (it stopped lease_fail_after after its last
+# renewal, before the expiry).
+like(generate_error($cut), qr/SF001/, 'the cut-off server refuses while another holds its shard');
+$behind->safe_psql('postgres',
+	'INSERT INTO behind_ids SELECT snowflake() FROM generate_series(1, 100000)');
+is( $behind->safe_psql('postgres',
+		"SELECT min(id) > $cut_max, count(DISTINCT snowflake_shard(id)) FROM behind_ids"),
+	't|1', 'the next holder, its clock 10 minutes behind, issues only above the cut-off server\'s IDs');
+
+# Healed, the cut-off server finds its lease gone; once the shard is free, it leases again.
+$proxy->resume;
+$cut->poll_query_until('postgres',
+	q{SELECT etcd_error LIKE '%shard pool 7-7 has no 1 free shard%' FROM snowflake_status()})
+  or die 'the healed server did not find the pool full: ' . status($cut, 'lease_state, etcd_error');
+like(generate_error($cut), qr/SF001/, 'healed, it refuses while the shard is held elsewhere');
+my $behind_max = $behind->safe_psql('postgres', 'SELECT snowflake()');
+$behind->stop;
+wait_state($cut, 'held');
+ok($cut->safe_psql('postgres', "SELECT snowflake() > $behind_max"),
+	'then it leases again by itself, above the last holder\'s IDs');
+like(slurp_file($cut->logfile),
+	qr/WARNING:  snowflake lost its shard lease: http:.*WARNING:  snowflake lost its shard lease: the lease expired in etcd.*WARNING:  snowflake leased shard 7 from etcd/s,
+	'the log says when generation stopped, that the lease was gone, and when a lease was taken again');
+
+# ---- etcd unreachable at start.
+my $late_proxy = $etcd->proxy;
+$late_proxy->pause;
+my $late = lease_node('late', $late_proxy->endpoints, '9-9');
+$late->start;
+$late->safe_psql('postgres', 'CREATE EXTENSION snowflake');
+is($late->safe_psql('postgres', "SELECT ulid() IS NOT NULL, snowflake_uuidv7() IS NOT NULL"), 't|t',
+	'with etcd unreachable at start, the server runs, and the 128-bit kinds generate');
+like(generate_error($late), qr/SF001: .*lease_state is acquiring/s,
+	'snowflake() waits reservation_timeout, then says no lease is held yet');
+$late_proxy->resume;
+wait_state($late, 'held');
+is($late->safe_psql('postgres', 'SELECT snowflake_shard(snowflake())'), '9',
+	'the first lease, later, needs no restart');
+
+# ---- A standby holds no lease; promoted while its primary runs, it leases another shard.
+my $primary = lease_node('primary', $etcd->endpoints, '20-21');
+$primary->start;
+$primary->safe_psql('postgres', 'CREATE EXTENSION snowflake');
+wait_state($primary, 'held');
+$primary->backup('for_standby');
+my $standby = PostgreSQL::Test::Cluster->new('standby');
+$standby->init_from_backup($primary, 'for_standby', has_streaming => 1);
+$standby->start;
+is(status($standby, 'in_recovery, shard_source, lease_state, lease_shard IS NULL'), 't|etcd|none|t',
+	'a standby shows its lease status, and holds none');
+my $primary_shard = status($primary, 'lease_shard');
+$standby->promote;
+wait_state($standby, 'held');
+isnt(status($standby, 'lease_shard'), $primary_shard,
+	'promoted while its primary still runs, it leases another shard');
+is($primary->safe_psql('postgres', 'SELECT snowflake_shard(snowflake())'), $primary_shard,
+	'and the old primary still issues on its own');
+
+# ---- Quorum loss: 2 of 3 members stopped.
+$etcd->stop_member(1);
+$etcd->stop_member(2);
+$err = wait_refusing($primary);
+like($err, qr/SF001/, 'without quorum, generation stops');
+$etcd->start_member(1);
+$etcd->start_member(2);
+$etcd->wait_healthy;
+wait_state($primary, 'held');
+is($primary->safe_psql('postgres', 'SELECT snowflake_shard(snowflake())'), $primary_shard,
+	'and resumes on the same lease when quorum returns');
+
+done_testing();
