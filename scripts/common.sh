@@ -28,8 +28,9 @@ as_user() {
 PACKAGES=(
   "postgresql-$PG_MAJOR" "postgresql-server-dev-$PG_MAJOR" postgresql-client-common
   make g++ libgtest-dev libipc-run-perl perl procps
-  # lease mode talks to etcd: libcurl and a JSON library to build, etcd to test against
-  libcurl4-openssl-dev nlohmann-json3-dev etcd-server
+  # lease mode talks to etcd: libcurl and a JSON library to build; etcd, curl and openssl
+  # (certificates) to test against
+  libcurl4-openssl-dev nlohmann-json3-dev etcd-server curl openssl
 )
 
 install_packages() {

@@ -1,15 +1,17 @@
 # An etcd cluster for the lease tests: members of the platform's own etcd (Debian's
 # etcd-server), run as the test's user on free ports of 127.0.0.1, data in the test's
 # temporary folder; a member can be stopped and started again, and a TCP proxy in front of
-# every member (tcp_proxy.pl) cuts a server off when paused. Everything started here is
-# stopped when the test ends, whatever happens.
+# every member (tcp_proxy.pl) cuts a server off when paused. With tls => 1, clients speak
+# https and must show a certificate of the cluster's own CA (made here with openssl);
+# enable_auth() turns on etcd's users. The tests talk to it with curl. Everything started
+# here is stopped when the test ends, whatever happens.
 package EtcdCluster;
 
 use strict;
 use warnings FATAL => 'all';
 use File::Basename qw(dirname);
-use HTTP::Tiny;
 use IO::Socket::INET;
+use IPC::Run ();
 use JSON::PP;
 use MIME::Base64 qw(encode_base64 decode_base64);
 use POSIX ();
@@ -81,8 +83,9 @@ sub new
 		name => $name,
 		dir => PostgreSQL::Test::Utils::tempdir("etcd_$name"),
 		members => [],
-		http => HTTP::Tiny->new(timeout => 5),
+		scheme => $opts{tls} ? 'https' : 'http',
 	}, $class;
+	$self->make_certificates if $opts{tls};
 	foreach my $i (0 .. $members - 1)
 	{
 		push @{ $self->{members} }, {
@@ -102,12 +105,47 @@ sub initial_cluster
 	return join ',', map { "$_->{name}=http://127.0.0.1:$_->{peer}" } @{ $self->{members} };
 }
 
+# A CA, a server certificate for 127.0.0.1 (also for client use: etcd's gateway dials its own
+# gRPC server with it) and a client certificate, in the cluster's folder:
+# {tls} = { ca, cert, key } (the client's).
+sub make_certificates
+{
+	my ($self) = @_;
+	my $d = $self->{dir};
+	my $ssl = sub {
+		PostgreSQL::Test::Utils::system_or_bail('openssl', @_);
+	};
+	$ssl->('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', '/CN=snowflake test CA',
+		'-keyout', "$d/ca.key", '-out', "$d/ca.crt");
+	foreach my $who ('server', 'client')
+	{
+		# No CommonName on the client's: etcd's gateway refuses one (it could not use it).
+		$ssl->('req', '-newkey', 'rsa:2048', '-nodes',
+			'-subj', $who eq 'server' ? '/CN=server' : '/O=snowflake test client',
+			'-keyout', "$d/$who.key", '-out', "$d/$who.csr");
+		PostgreSQL::Test::Utils::append_to_file("$d/$who.ext",
+			$who eq 'server'
+			? "subjectAltName = IP:127.0.0.1\nextendedKeyUsage = serverAuth, clientAuth\n"
+			: "extendedKeyUsage = clientAuth\n");
+		$ssl->('x509', '-req', '-in', "$d/$who.csr", '-CA', "$d/ca.crt", '-CAkey', "$d/ca.key",
+			'-CAcreateserial', '-days', '2', '-extfile', "$d/$who.ext", '-out', "$d/$who.crt");
+		chmod 0600, "$d/$who.key";
+	}
+	$self->{tls} = { ca => "$d/ca.crt", cert => "$d/client.crt", key => "$d/client.key" };
+	return;
+}
+
 # Starts member $i (again), with its data from before.
 sub start_member
 {
 	my ($self, $i, $state) = @_;
 	my $m = $self->{members}[$i];
-	my $client = "http://127.0.0.1:$m->{client}";
+	my $client = "$self->{scheme}://127.0.0.1:$m->{client}";
+	my @tls = !$self->{tls} ? () : (
+		'--cert-file' => "$self->{dir}/server.crt",
+		'--key-file' => "$self->{dir}/server.key",
+		'--client-cert-auth',
+		'--trusted-ca-file' => "$self->{dir}/ca.crt");
 	my $peer = "http://127.0.0.1:$m->{peer}";
 	$m->{pid} = spawn(
 		"$self->{dir}/$m->{name}.log", etcd_binary(),
@@ -119,7 +157,8 @@ sub start_member
 		'--initial-advertise-peer-urls' => $peer,
 		'--initial-cluster' => $self->initial_cluster,
 		'--initial-cluster-token' => "snowflake-$self->{name}",
-		'--initial-cluster-state' => $state // 'existing');
+		'--initial-cluster-state' => $state // 'existing',
+		@tls);
 	return;
 }
 
@@ -136,7 +175,24 @@ sub stop_member
 sub endpoints
 {
 	my ($self) = @_;
-	return join ',', map { "http://127.0.0.1:$_->{client}" } @{ $self->{members} };
+	return join ',', map { "$self->{scheme}://127.0.0.1:$_->{client}" } @{ $self->{members} };
+}
+
+# curl on a member: the HTTP status and the body (a status of 0 when nothing answered).
+sub curl
+{
+	my ($self, $m, $path, $body) = @_;
+	my @cmd = ('curl', '-sS', '--max-time', '5', '-o', '-', '-w', '\n%{http_code}');
+	push @cmd, '--cacert', $self->{tls}{ca}, '--cert', $self->{tls}{cert}, '--key',
+	  $self->{tls}{key}
+	  if $self->{tls};
+	push @cmd, '-H', "Authorization: $self->{token}" if $self->{token};
+	push @cmd, '-H', 'Content-Type: application/json', '-d', encode_json($body) if $body;
+	push @cmd, "$self->{scheme}://127.0.0.1:$m->{client}$path";
+	my $out = '';
+	IPC::Run::run(\@cmd, '>', \$out, '2>', \my $err);
+	my ($content, $status) = $out =~ /\A(.*)\n(\d+)\z/s ? ($1, $2) : ('', 0);
+	return ($status, $content);
 }
 
 # Waits (3 minutes at most) until every running member says it is healthy (it has a leader).
@@ -148,8 +204,8 @@ sub wait_healthy
 	{
 		while (1)
 		{
-			my $r = $self->{http}->get("http://127.0.0.1:$m->{client}/health");
-			last if $r->{success} && $r->{content} =~ /"health"\s*:\s*"true"/;
+			my ($status, $content) = $self->curl($m, '/health');
+			last if $status == 200 && $content =~ /"health"\s*:\s*"true"/;
 			die "etcd member $m->{name} is not healthy: see $self->{dir}/$m->{name}.log"
 			  if time > $deadline;
 			usleep(100_000);
@@ -163,10 +219,31 @@ sub call
 {
 	my ($self, $path, $body) = @_;
 	my ($m) = grep { $_->{pid} } @{ $self->{members} };
-	my $r = $self->{http}->post("http://127.0.0.1:$m->{client}$path",
-		{ content => encode_json($body), headers => { 'Content-Type' => 'application/json' } });
-	die "etcd $path: $r->{status} $r->{content}" unless $r->{success};
-	return decode_json($r->{content});
+	my ($status, $content) = $self->curl($m, $path, $body);
+	die "etcd $path: $status $content" unless $status == 200;
+	return decode_json($content);
+}
+
+# etcd's users on: root (whose token the test keeps), and $user with $password, allowed to
+# read and write under $prefix alone.
+sub enable_auth
+{
+	my ($self, $user, $password, $prefix) = @_;
+	my $end = $prefix;
+	substr($end, -1, 1, chr(ord(substr($end, -1)) + 1));
+	$self->call('/v3/auth/user/add', { name => 'root', password => 'root-of-the-test' });
+	$self->call('/v3/auth/role/add', { name => 'root' });
+	$self->call('/v3/auth/user/grant', { user => 'root', role => 'root' });
+	$self->call('/v3/auth/user/add', { name => $user, password => $password });
+	$self->call('/v3/auth/role/add', { name => 'fleet' });
+	$self->call('/v3/auth/role/grant',
+		{ name => 'fleet',
+		  perm => { permType => 'READWRITE', key => encode_base64($prefix, ''), range_end => encode_base64($end, '') } });
+	$self->call('/v3/auth/user/grant', { user => $user, role => 'fleet' });
+	$self->call('/v3/auth/enable', {});
+	$self->{token} = $self->call('/v3/auth/authenticate',
+		{ name => 'root', password => 'root-of-the-test' })->{token};
+	return;
 }
 
 # Every key under $prefix with its value and lease: { key => [value, lease] }.

@@ -1,0 +1,94 @@
+# Lease mode against an etcd that asks for TLS with client certificates and for a user and
+# password: the server leases through it; the password is read from a file of mode 0600 and
+# appears in no setting, log line or ERROR; a file others may read is refused, and so is a
+# wrong password, each with a clear etcd_error; a role that is not superuser can read neither
+# the password file's name nor the key file's.
+use strict;
+use warnings FATAL => 'all';
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use FindBin;
+use lib "$FindBin::Bin/../lib";
+use SnowflakeTest;
+use EtcdCluster;
+
+plan skip_all => 'no etcd binary (Debian: etcd-server)' unless EtcdCluster::etcd_binary();
+
+my $password = 'not-in-any-log-7Hq2';
+my $etcd = EtcdCluster->new('secure', tls => 1);
+$etcd->enable_auth('fleet', $password, '/snowflake');
+my $tls = $etcd->{tls};
+
+my $node = snowflake_node('secure', qq{
+snowflake.shard_source = etcd
+snowflake.etcd_endpoints = '@{[ $etcd->endpoints ]}'
+snowflake.etcd_cafile = '$tls->{ca}'
+snowflake.etcd_certfile = '$tls->{cert}'
+snowflake.etcd_keyfile = '$tls->{key}'
+snowflake.etcd_user = 'fleet'
+snowflake.etcd_password_file = 'etcd.password'
+snowflake.lease_ttl = 6s
+snowflake.lease_renew = 1s
+snowflake.lease_fail_after = 3s
+snowflake.reservation_timeout = 2s
+});
+my $pwfile = $node->data_dir . '/etcd.password';
+PostgreSQL::Test::Utils::append_to_file($pwfile, "$password\n");
+chmod 0600, $pwfile;
+$node->start;
+$node->safe_psql('postgres', 'CREATE EXTENSION snowflake');
+$node->poll_query_until('postgres', q{SELECT lease_state = 'held' FROM snowflake_status()})
+  or die 'no lease: ' . $node->safe_psql('postgres', 'SELECT etcd_error FROM snowflake_status()');
+like($node->safe_psql('postgres', 'SELECT etcd_endpoint FROM snowflake_status()'), qr{^https://127\.0\.0\.1:\d+$},
+	'a lease is held over TLS, with a client certificate and a user');
+is($node->safe_psql('postgres', 'SELECT snowflake_shard(snowflake()) = lease_shard FROM snowflake_status()'), 't',
+	'and snowflake() issues on it');
+
+# Nothing a role can read holds the password.
+$node->safe_psql('postgres', 'CREATE ROLE plain LOGIN; CREATE ROLE monitor LOGIN; GRANT pg_monitor TO monitor');
+my $settings = $node->safe_psql('postgres', q{SELECT string_agg(name || '=' || setting, ' ') FROM pg_settings WHERE name LIKE 'snowflake.%'});
+unlike($settings, qr/\Q$password\E/, 'pg_settings does not hold the password');
+like($settings, qr/snowflake.etcd_password_file=etcd.password/, 'only the file\'s name');
+my ($ret, $out, $err) = $node->psql('postgres', 'SHOW snowflake.etcd_password_file', extra_params => [ '-U', 'plain' ]);
+like($err, qr/must be superuser or have privileges of pg_read_all_settings|permission denied/,
+	'a role that is not superuser cannot read the password file\'s name');
+($ret, $out, $err) = $node->psql('postgres', 'SHOW snowflake.etcd_keyfile', extra_params => [ '-U', 'plain' ]);
+isnt($ret, 0, 'nor the key file\'s');
+is($node->safe_psql('postgres', 'SELECT count(*) FROM snowflake_status() WHERE lease_state = \'held\'', extra_params => [ '-U', 'monitor' ]),
+	'1', 'pg_monitor reads the lease status');
+
+# A wrong password: a clear error, and still no password anywhere.
+open(my $fh, '>', $pwfile) or die; print $fh "wrong-password-9Xz\n"; close $fh;
+chmod 0600, $pwfile;
+$node->safe_psql('postgres', "ALTER SYSTEM SET snowflake.etcd_user = 'fleet'");
+$node->restart;
+$node->poll_query_until('postgres', q{SELECT etcd_error LIKE '%authentication as "fleet" failed%' FROM snowflake_status()})
+  or die 'no authentication error: ' . $node->safe_psql('postgres', 'SELECT lease_state, etcd_error FROM snowflake_status()');
+($ret, $out, $err) = $node->psql('postgres', "\\set VERBOSITY verbose\nSELECT snowflake()");
+like($err, qr/SF001: .*authentication as "fleet" failed/s, 'a wrong password: SF001, and the DETAIL says authentication failed');
+
+# A password file that others may read is refused.
+chmod 0644, $pwfile;
+$node->reload;
+$node->poll_query_until('postgres', q{SELECT etcd_error LIKE '%has group or world access%' FROM snowflake_status()})
+  or die 'no mode error: ' . $node->safe_psql('postgres', 'SELECT etcd_error FROM snowflake_status()');
+pass('a password file with group or world access is refused, and the status says why');
+
+foreach my $text (slurp_file($node->logfile), $err,
+	$node->safe_psql('postgres', 'SELECT etcd_error FROM snowflake_status()'))
+{
+	unlike($text, qr/\Q$password\E|wrong-password-9Xz/, 'no log line, ERROR or status holds a password');
+}
+
+# Without the client certificate, etcd refuses the connection: said, not hidden.
+$node->safe_psql('postgres', "ALTER SYSTEM SET snowflake.etcd_certfile = ''");
+open($fh, '>', $pwfile) or die; print $fh "$password\n"; close $fh;
+chmod 0600, $pwfile;
+$node->reload;
+$node->poll_query_until('postgres', q{SELECT etcd_error IS NOT NULL AND etcd_error NOT LIKE '%authentication%' AND etcd_error NOT LIKE '%group or world%' FROM snowflake_status()})
+  or die 'no TLS error: ' . $node->safe_psql('postgres', 'SELECT etcd_error FROM snowflake_status()');
+pass('without a client certificate the status shows the TLS failure: '
+	  . $node->safe_psql('postgres', 'SELECT etcd_error FROM snowflake_status()'));
+
+done_testing();
