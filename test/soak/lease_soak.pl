@@ -1,0 +1,200 @@
+# The lease soak (scripts/lease_soak.sh runs it): 4 servers in lease mode on one 3-member etcd
+# cluster, each behind a proxy of its own, each under pgbench load that inserts snowflake()
+# IDs, for SNOWFLAKE_SOAK_SECONDS (600). Every 15 to 30 s a fault, chosen at random: a
+# server killed (SIGKILL) and started again, a clean restart, a partition from etcd for 10 s,
+# its clock stepped back 5 minutes or forward 2, an etcd member stopped for 15 s. A probe per
+# server calls snowflake() every 100 ms (statement_timeout 1 s) and records each success. At the end every ID
+# committed on every server is gathered in one table: the test fails on any duplicate. It
+# reports, for each fault, the longest time the server it hit went without an ID (a member
+# stopped counts for every server), and how many IDs each server made.
+use strict;
+use warnings FATAL => 'all';
+use List::Util qw(shuffle sum);
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use Time::HiRes qw(time usleep);
+use FindBin;
+use lib "$FindBin::Bin/../lib";
+use SnowflakeTest;
+use EtcdCluster;
+
+plan skip_all => 'no etcd binary (Debian: etcd-server)' unless EtcdCluster::etcd_binary();
+my $faketime = faketime_library();
+my $seconds = $ENV{SNOWFLAKE_SOAK_SECONDS} // 600;
+srand($ENV{SNOWFLAKE_SOAK_SEED} // time);
+
+my $etcd = EtcdCluster->new('soak');
+my (@nodes, @proxies, @clock_files);
+foreach my $i (0 .. 3)
+{
+	my $proxy = $etcd->proxy;
+	my $node = snowflake_node("s$i", qq{
+snowflake.shard_source = etcd
+snowflake.etcd_endpoints = '@{[ $proxy->endpoints ]}'
+snowflake.shard_pool = '0-5'
+snowflake.lease_ttl = 6s
+snowflake.lease_renew = 1s
+snowflake.lease_fail_after = 3s
+max_connections = 30
+});
+	my $clock = $node->basedir . '/clock';
+	PostgreSQL::Test::Utils::append_to_file($clock, "+0\n");
+	push @nodes, $node;
+	push @proxies, $proxy;
+	push @clock_files, $clock;
+}
+
+sub start_node
+{
+	my ($i) = @_;
+	if ($faketime) { start_with_clock_file($nodes[$i], $clock_files[$i]); }
+	else { $nodes[$i]->start; }
+	return;
+}
+start_node($_) foreach 0 .. 3;
+foreach my $node (@nodes)
+{
+	$node->safe_psql('postgres', 'CREATE EXTENSION snowflake; CREATE TABLE ids (id bigint)');
+	$node->poll_query_until('postgres', q{SELECT lease_state = 'held' FROM snowflake_status()})
+	  or die 'no lease';
+}
+
+# Load and probes: loops in the background until $end, each started again whenever its
+# server goes away under it.
+my $end = int(time) + $seconds;
+my $script = PostgreSQL::Test::Utils::tempdir() . '/load.sql';
+PostgreSQL::Test::Utils::append_to_file($script,
+	"INSERT INTO ids SELECT snowflake() FROM generate_series(1, 50);\n");
+my @jobs;
+foreach my $i (0 .. 3)
+{
+	my $conn = $nodes[$i]->connstr('postgres');
+	my $dir = $nodes[$i]->basedir;
+	push @jobs, IPC::Run::start([ 'bash', '-c', qq{
+while [ "\$(date +%s)" -lt $end ]; do
+  pgbench --no-vacuum --client=2 --jobs=1 --time=10 --file='$script' '$conn' >>'$dir/load.log' 2>&1
+  sleep 0.2
+done} ]);
+	push @jobs, IPC::Run::start([ 'bash', '-c', qq{
+while [ "\$(date +%s)" -lt $end ]; do
+  if psql -XAtq -d '$conn' -c "SET statement_timeout = '1s'" -c 'SELECT snowflake()' >/dev/null 2>&1; then s=ok; else s=fail; fi
+  echo "\$s \$(date +%s.%N)" >>'$dir/probe.log'
+  sleep 0.1
+done} ]);
+}
+
+# The faults.
+my @faults;    # [time, server (or -1: all), what]
+my @kinds = ('kill', 'restart', 'partition', 'clock back', 'clock forward', 'member');
+@kinds = grep { !/clock/ } @kinds unless $faketime;
+while (time < $end - 40)
+{
+	sleep(15 + int(rand(15)));
+	last if time >= $end - 25;
+	my $kind = $kinds[ int(rand(@kinds)) ];
+	my $i = int(rand(4));
+	my $at = time;
+	if ($kind eq 'kill')
+	{
+		kill9_and_wait($nodes[$i]);
+		start_node($i);
+	}
+	elsif ($kind eq 'restart')
+	{
+		$nodes[$i]->stop('fast');
+		start_node($i);
+	}
+	elsif ($kind eq 'partition')
+	{
+		$proxies[$i]->pause;
+		sleep 10;
+		$proxies[$i]->resume;
+	}
+	elsif ($kind =~ /^clock (back|forward)/)
+	{
+		open(my $fh, '>', $clock_files[$i]) or die;
+		print $fh($1 eq 'back' ? "-5m\n" : "+2m\n");
+		close $fh;
+	}
+	else
+	{
+		$i = -1;
+		my $m = int(rand(3));
+		$kind = "etcd member m$m stopped";
+		$etcd->stop_member($m);
+		sleep 15;
+		$etcd->start_member($m);
+	}
+	push @faults, [ $at, $i, $kind ];
+	note(sprintf('%4.0f s: %s on %s', $at - ($end - $seconds), $kind, $i < 0 ? 'etcd' : "s$i"));
+}
+$_->finish foreach @jobs;
+
+# Every ID, in one table.
+my @files;
+foreach my $i (0 .. 3)
+{
+	$nodes[$i]->poll_query_until('postgres', 'SELECT true') or die;
+	my $file = $nodes[$i]->basedir . '/ids.copy';
+	$nodes[$i]->safe_psql('postgres', "COPY ids TO '$file'");
+	push @files, $file;
+}
+$nodes[0]->safe_psql('postgres', 'CREATE TABLE every_id (server int, id bigint)');
+foreach my $i (0 .. 3)
+{
+	$nodes[0]->safe_psql('postgres',
+		"CREATE TEMP TABLE t (id bigint); COPY t FROM '$files[$i]'; INSERT INTO every_id SELECT $i, id FROM t");
+}
+my ($total, $distinct) = split /\|/,
+  $nodes[0]->safe_psql('postgres', 'SELECT count(*), count(DISTINCT id) FROM every_id');
+my $per_server = $nodes[0]->safe_psql('postgres',
+	q{SELECT string_agg(format('s%s: %s IDs on shards %s', server, n, shards), '; ' ORDER BY server)
+	    FROM (SELECT server, count(*) AS n, string_agg(DISTINCT snowflake_shard(id)::text, ',') AS shards
+	            FROM every_id GROUP BY server) x});
+
+# The seconds each fault's server could not generate: the longest time between two successful
+# probes from the fault to the next fault (of any kind); about 0.15 s when nothing stopped it.
+my @probes;
+foreach my $i (0 .. 3)
+{
+	push @probes, [ map { $_->[1] } grep { $_->[0] eq 'ok' } map { [ split / / ] } split /\n/,
+		  slurp_file($nodes[$i]->basedir . '/probe.log') ];
+}
+sub outage
+{
+	my ($i, $from, $to) = @_;
+	my ($prev, $gap) = ($from, 0);
+	foreach my $t (@{ $probes[$i] })
+	{
+		if ($t <= $from) { $prev = $t; next; }
+		last if $t > $to;
+		$gap = $t - $prev if $t - $prev > $gap;
+		$prev = $t;
+	}
+	$gap = $to - $prev if $to - $prev > $gap;
+	return $gap;
+}
+my @report;
+foreach my $f (0 .. $#faults)
+{
+	my ($at, $i, $kind) = @{ $faults[$f] };
+	my $to = $f < $#faults ? $faults[ $f + 1 ][0] : $end;
+	my @servers = $i < 0 ? (0 .. 3) : ($i);
+	push @report, sprintf('%-26s %-4s %s', $kind, $i < 0 ? 'all' : "s$i",
+		join(', ', map { sprintf('s%d %.1f s', $_, outage($_, $at, $to)) } @servers));
+}
+my $report = join("\n",
+	"lease soak: $seconds s, 4 servers, 3 etcd members, " . scalar(@faults) . ' faults',
+	"IDs: $total, distinct: $distinct, duplicates: " . ($total - $distinct),
+	$per_server,
+	'fault                      on   longest time without an ID (from the fault to the next)',
+	@report) . "\n";
+diag($report);
+PostgreSQL::Test::Utils::append_to_file($ENV{SNOWFLAKE_SOAK_REPORT}, $report)
+  if $ENV{SNOWFLAKE_SOAK_REPORT};
+
+ok($total > 0, 'the load committed IDs');
+is($total - $distinct, 0, 'no ID repeats, over every ID of every server');
+ok(@faults >= 1, 'faults were made');
+done_testing();
