@@ -12,6 +12,11 @@
 # any server left, and the script fails if any process of the run is left. Part of
 # scripts/soak.sh.
 #
+# With --lease, both nodes lease their shard from Patroni's own etcd instead
+# (snowflake.shard_source = etcd, one configuration): the promoted node leases one at once,
+# while the killed leader's lease still runs out, so it takes another shard; the checks are
+# then per shard, and shard 9 is not used.
+#
 # Needs root to install packages and to run everything as the unprivileged SERVER_USER.
 # Servers, Patroni's REST API and etcd listen on 127.0.0.1 only, on private ports.
 source "$(dirname "$0")/common.sh"
@@ -23,6 +28,8 @@ ensure_server_user
 prepare_work
 build_and_install
 
+LEASE=
+[ "${1:-}" != --lease ] || LEASE=1
 BEFORE=${PATRONI_SOAK_BEFORE:-20}  # seconds of load before the kill
 AFTER=${PATRONI_SOAK_AFTER:-20}    # and after the promotion
 # Every process of the run names TAG on its command line: Patroni, etcd and the postmasters
@@ -158,6 +165,18 @@ wait_for "etcd" 30 curl -sf --max-time 2 "http://127.0.0.1:$ETCD_CLIENT/health"
 # at once instead of restarting it (Patroni's default waits 300 s for the crashed primary).
 # maximum_lag_on_failover is large because the replica lags under this load, and the test is
 # about IDs after a failover, whatever it lost. Both nodes run shard 3.
+shard_parameters() {
+  if [ -n "$LEASE" ]; then
+    cat <<YAML
+    snowflake.shard_source: etcd
+    snowflake.etcd_endpoints: http://127.0.0.1:$ETCD_CLIENT
+    snowflake.etcd_prefix: /snowflake/$SCOPE
+    snowflake.shard_pool: 0-15
+YAML
+  else
+    echo "    snowflake.shard_id: 3"
+  fi
+}
 node_config() {
   local name=$1 port=$2 rest=$3 bin=$4
   cat <<YAML
@@ -203,7 +222,7 @@ postgresql:
   parameters:
     unix_socket_directories: $DIR/$name/sock
     shared_preload_libraries: snowflake
-    snowflake.shard_id: 3
+$(shard_parameters)
     snowflake.max_lead: 10s
 watchdog:
   mode: "off"
@@ -261,6 +280,8 @@ cat >"$DIR/load.sql" <<'SQL'
 INSERT INTO ids (src) SELECT 'pgbench' FROM generate_series(1, 1000);
 INSERT INTO ids (src, sf, v7, ul) SELECT 'ahead', snowflake(9), NULL, NULL FROM generate_series(1, 10000);
 SQL
+# In lease mode a server issues on its leased shard only: the burst ahead uses it too.
+[ -z "$LEASE" ] || sed -i 's/snowflake(9)/snowflake()/' "$DIR/load.sql"
 # The probe: one snowflake() row per statement, and the client's time of each that
 # succeeded with the port of the server that took it. The client's clock, not the server's
 # clock_timestamp(): node2's clock runs 10 minutes behind.
@@ -318,16 +339,30 @@ read -r probe_p1 probe_p2 gap < <(awk -v p1="$P1" -v p2="$P2" '
 transactions=$(awk '/number of transactions actually processed/ { n += $NF } END { print n + 0 }' \
   "$DIR/pgbench.log")
 
+# The shards node1 issued on: 3 and 9, or in lease mode the one it leased (twice).
+SHARD=3 AHEAD=9
+if [ -n "$LEASE" ]; then
+  SHARD=$(q "$CONN" "SELECT snowflake_shard(sf) FROM ids WHERE node = $P1 AND sf IS NOT NULL LIMIT 1")
+  AHEAD=$SHARD
+  node2_shard=$(q "$CONN" "SELECT lease_shard FROM snowflake_status()")
+  log "node1 leased shard $SHARD; node2, promoted, leased shard $node2_shard"
+fi
 log "counting"
 result=$(q "$CONN" "SET work_mem = '256MB';
-  WITH top AS (SELECT max(sf) FILTER (WHERE snowflake_shard(sf) = 3) AS top_sf3,
-                      max(sf) FILTER (WHERE snowflake_shard(sf) = 9) AS top_sf9,
+  WITH top AS (SELECT max(sf) FILTER (WHERE snowflake_shard(sf) = $SHARD) AS top_sf3,
+                      max(sf) FILTER (WHERE snowflake_shard(sf) = $AHEAD) AS top_sf9,
                       max(v7::text)::uuid AS top_v7, max(ul) AS top_ul
-                 FROM ids WHERE node = $P1)
+                 FROM ids WHERE node = $P1),
+       -- node2's IDs on a shard node1 issued on (in lease mode: none, unless it took node1's)
+       shard_top AS (SELECT snowflake_shard(sf) AS shard, max(sf) AS top FROM ids
+                      WHERE node = $P1 AND sf IS NOT NULL GROUP BY 1)
   SELECT count(*), count(*) FILTER (WHERE node = $P1), count(*) FILTER (WHERE node = $P2),
-         count(*) FILTER (WHERE node = $P2 AND snowflake_shard(sf) = 9),
-         count(*) FILTER (WHERE node = $P2 AND snowflake_shard(sf) = 3 AND sf <= top_sf3),
-         count(*) FILTER (WHERE node = $P2 AND snowflake_shard(sf) = 9 AND sf <= top_sf9),
+         count(*) FILTER (WHERE node = $P2 AND src = 'ahead'),
+         count(*) FILTER (WHERE node = $P2 AND sf <= (SELECT top FROM shard_top
+                                                        WHERE shard = snowflake_shard(ids.sf))
+                                 AND src <> 'ahead'),
+         count(*) FILTER (WHERE node = $P2 AND src = 'ahead' AND sf <= (SELECT top FROM shard_top
+                                                        WHERE shard = snowflake_shard(ids.sf))),
          count(*) FILTER (WHERE node = $P2 AND v7 <= top_v7),
          count(*) FILTER (WHERE node = $P2 AND ul <= top_ul),
          count(*) FILTER (WHERE node = $P1 AND src = 'probe'),
@@ -343,8 +378,8 @@ lower=$((low_sf + low_sf9 + low_v7 + low_ul))
 echo "failover under Patroni: $rows rows ($before before the failover, $after after;" \
   "$transactions pgbench transactions)"
 echo "  duplicate IDs: $dups (snowflake() $dup_sf, snowflake_uuidv7() $dup_v7, ulid() $dup_ul)"
-echo "  IDs after the failover at or below one before it: $lower (snowflake() $low_sf," \
-  "snowflake(9) ahead of the clock $low_sf9, snowflake_uuidv7() $low_v7, ulid() $low_ul)"
+echo "  IDs after the failover at or below one of the same shard before it: $lower (snowflake() $low_sf," \
+  "the burst ahead of the clock $low_sf9, snowflake_uuidv7() $low_v7, ulid() $low_ul)"
 echo "  snowflake() unavailable for $gap s (the probe's last insert on node1 to its first on" \
   "node2; $probe_p1 probe inserts before, $probe_p2 after)"
 echo "  probe inserts acknowledged by node1 but not replicated before the kill: $((probe_p1 - probe_kept))"
