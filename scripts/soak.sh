@@ -26,5 +26,7 @@ if [ "$(id -u)" = 0 ] && [ "$PG_MAJOR" = 15 ]; then
   "$ROOT/scripts/failover_soak.sh" || status=1
   log "failover under Patroni"
   "$ROOT/scripts/patroni_soak.sh" || status=1
+  log "failover under Patroni, shards leased from its etcd"
+  "$ROOT/scripts/patroni_soak.sh" --lease || status=1
 fi
 exit $status
