@@ -145,11 +145,24 @@ void assign_shard_pool(const char *newval, void *) {
   (void)parse_shard_pool(newval, kMaxShard, &shard_pool_low, &shard_pool_high);
 }
 
+// Nothing thrown may leave a check hook: the message is kept in a buffer of fixed size.
+char endpoints_error[256];
+
+bool endpoints_valid(const char *text) noexcept {
+  try {
+    std::vector<std::string> urls;
+    std::string error;
+    if (parse_endpoints(text, &urls, &error)) return true;
+    snprintf(endpoints_error, sizeof endpoints_error, "%s", error.c_str());
+  } catch (...) {
+    snprintf(endpoints_error, sizeof endpoints_error, "out of memory");
+  }
+  return false;
+}
+
 bool check_etcd_endpoints(char **newval, void **, GucSource) {
-  std::vector<std::string> urls;
-  std::string error;
-  if (parse_endpoints(*newval, &urls, &error)) return true;
-  GUC_check_errdetail("%s.", error.c_str());
+  if (endpoints_valid(*newval)) return true;
+  GUC_check_errdetail("%s.", endpoints_error);
   return false;
 }
 
@@ -161,8 +174,7 @@ bool check_etcd_prefix(char **newval, void **, GucSource) {
 }
 
 // Lease mode's settings that do not fit together, as found at start.
-void check_lease_settings() {
-  if (!lease_mode) return;
+void find_lease_setting_problem() {
   snowflake::LeaseSettings s;
   s.pool_low = shard_pool_low;
   s.pool_high = shard_pool_high;
@@ -175,6 +187,15 @@ void check_lease_settings() {
     problem = "snowflake.shard_id is set in the configuration file, but snowflake.shard_source "
               "is etcd: the shards come from the lease";
   snprintf(lease_setting_problem, sizeof lease_setting_problem, "%s", problem.c_str());
+}
+
+void check_lease_settings() noexcept {
+  if (!lease_mode) return;
+  try {
+    find_lease_setting_problem();
+  } catch (...) {
+    snprintf(lease_setting_problem, sizeof lease_setting_problem, "out of memory at start");
+  }
 }
 
 }  // namespace

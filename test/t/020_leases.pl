@@ -253,4 +253,22 @@ wait_state($primary, 'held');
 is($primary->safe_psql('postgres', 'SELECT snowflake_shard(snowflake())'), $primary_shard,
 	'and resumes on the same lease when quorum returns');
 
+# ---- Settings that cannot work together: the server runs, says so at start, and refuses.
+my $bad = lease_node('bad', $etcd->endpoints, '30-30', "snowflake.lease_fail_after = 7s\n");
+$bad->start;
+$bad->safe_psql('postgres', 'CREATE EXTENSION snowflake');
+like(generate_error($bad),
+	qr/22023: snowflake.shard_source is etcd, but snowflake.lease_fail_after \(7000 ms\) must be below snowflake.lease_ttl \(6000 ms\)/,
+	'lease_fail_after at or above lease_ttl: snowflake() refuses (22023), naming both');
+like(slurp_file($bad->logfile), qr/WARNING:  snowflake.shard_source is etcd, but snowflake.lease_fail_after/,
+	'and a WARNING at start said it');
+like(status($bad, 'generation_refused'), qr/snowflake.lease_fail_after/, 'so does snowflake_status()');
+$bad->stop;
+my $typed = lease_node('typed', $etcd->endpoints, '31-31', "snowflake.shard_id = 4\n");
+$typed->start;
+$typed->safe_psql('postgres', 'CREATE EXTENSION snowflake');
+like(generate_error($typed), qr/snowflake.shard_id is set in the configuration file, but snowflake.shard_source is etcd/,
+	'a shard id in the configuration file is refused in lease mode');
+$typed->stop;
+
 done_testing();
