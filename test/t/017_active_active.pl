@@ -210,12 +210,17 @@ COMMIT;});
 	}
 }
 
-# Rows on $node, of every table, that match $where.
+# Rows on $node, of every table, that match $where: the SQL, and its count.
+sub rows_sql
+{
+	my ($where) = @_;
+	return join(' + ', map { "(SELECT count(*) FROM $_ WHERE $where)" } @tables);
+}
+
 sub rows
 {
 	my ($node, $where) = @_;
-	return $node->safe_psql('postgres',
-		'SELECT ' . join(' + ', map { "(SELECT count(*) FROM $_ WHERE $where)" } @tables));
+	return $node->safe_psql('postgres', 'SELECT ' . rows_sql($where));
 }
 
 my %log_from = map { $_->name => -s $_->logfile } @nodes;
@@ -231,10 +236,7 @@ if (!$faketime)
 }
 else
 {
-	my $fast_id = $nodes[0]->safe_psql('postgres', 'SELECT snowflake()');
-	my $slow_id = $slow->safe_psql('postgres', 'SELECT snowflake()');
-	my $gap = $nodes[0]->safe_psql('postgres',
-		"SELECT round(extract(epoch FROM snowflake_timestamp($fast_id) - snowflake_timestamp($slow_id)), 1)");
+	my $gap = sprintf('%.1f', ids_ahead_s($nodes[0], $slow));
 	diag("server 2's IDs are $gap s behind server 1's before it has seen any");
 	$causal = "libfaketime does not move server 2's clock here ($gap s behind)" if $gap < 2;
 }
@@ -245,14 +247,13 @@ else
 sub answer
 {
 	my ($node, $note, @parents) = @_;
-	my ($sql, $ahead) = ('', 0);
+	my ($sql, $ahead, @ahead) = ('', 0);
 	foreach my $i (0 .. 2)
 	{
 		my ($t, $type, $generator, $decode) = @{ $kinds[$i] };
 		if (@parents)
 		{
-			$ahead += $node->safe_psql('postgres',
-				"SELECT ($decode($parents[$i]) > clock_timestamp())::int");
+			push @ahead, "($decode($parents[$i]) > clock_timestamp())::int";
 			$sql .= "INSERT INTO $t (parent, note) VALUES ($parents[$i], '$note') RETURNING id;";
 		}
 		else
@@ -260,6 +261,9 @@ sub answer
 			$sql .= "INSERT INTO $t (note) VALUES ('$note') RETURNING id;";
 		}
 	}
+	# (One statement for the three, as soon as they arrived: each statement more is time in
+	# which the clock behind could pass them.)
+	$ahead = $node->safe_psql('postgres', 'SELECT ' . join(' + ', @ahead)) if @parents;
 	my @ids = split /\n/, $node->safe_psql('postgres', $sql);
 	return ([ map { sprintf($kinds[$_]->[4], $ids[$_]) } 0 .. 2 ], $ahead);
 }
@@ -351,8 +355,11 @@ SKIP:
 	round_trips('idle');
 }
 
-# --- The load: 3,000 rows a table from each server, all at once, paced (30 transactions of 30
-# rows a second, 10 s) so that the pause and the crash below fall in the middle of it.
+# --- The load: 3,000 rows a table from each server, all at once, in two halves, paced (30
+# transactions of 30 rows a second) so that the pause and the crash below fall in the
+# middle of it. What each step needs of the others is waited for, never timed: the second
+# halves start after the crash, so that server 1 writes while server 2 is paused, whatever
+# the speed of the machine.
 my $script = $nodes[0]->basedir . '/load.sql';
 append_to_file($script,
 	join('', map { "INSERT INTO $_ (note) SELECT 'load' FROM generate_series(1, 10);\n" } @tables));
@@ -381,16 +388,19 @@ sub finish_load
 }
 
 my $t0 = time;
-my @load = map { start_load($nodes[$_], $_ == 2 ? 50 : 100) } 0 .. 2;
+my @load = map { start_load($nodes[$_], 50) } 0 .. 2;
 
-# Server 2 pauses: its subscriptions are disabled while the others write.
+# Server 2 pauses: its subscriptions are disabled, and their apply workers gone (their slots
+# on servers 1 and 3 idle), before what it has is counted.
 set_subscriptions_enabled($nodes[1], 0);
-sleep 2;
+foreach my $publisher ($nodes[0], $nodes[2])
+{
+	$publisher->poll_query_until('postgres',
+		q{SELECT count(*) = 0 FROM pg_replication_slots WHERE active AND slot_name LIKE '%s2\_from\_%'})
+	  or die 'server 2\'s apply workers did not stop (' . $publisher->name . ')';
+}
 my $received = rows($nodes[1], 'origin <> 2');
 my $sent = rows($nodes[0], 'origin = 1');
-sleep 2;
-is(rows($nodes[1], 'origin <> 2'), $received, 'server 2 receives nothing while its subscriptions are disabled');
-ok(rows($nodes[0], 'origin = 1') > $sent, 'while server 1 goes on writing');
 
 # Server 3 crashes between the two halves of its load, and starts again.
 my $half = pop @load;
@@ -400,7 +410,14 @@ $nodes[2]->stop('immediate');
 start_node($nodes[2]);
 diag("server 3 crashed and restarted with server 1 at $written of its 9000 rows");
 ok($written < 9000, 'server 3 crashed mid-load');
-push @load, start_load($nodes[2], 50);
+push @load, map { start_load($nodes[$_], 50) } 0 .. 2;
+
+# Server 1 writes on, and server 3 receives it; server 2, paused, nothing.
+ok($nodes[0]->poll_query_until('postgres', 'SELECT ' . rows_sql('origin = 1') . " > $sent"),
+	'while server 1 goes on writing');
+$nodes[2]->poll_query_until('postgres', 'SELECT ' . rows_sql('origin = 1') . " > $sent")
+  or die 'server 3 does not receive server 1\'s rows';
+is(rows($nodes[1], 'origin <> 2'), $received, 'server 2 receives nothing while its subscriptions are disabled');
 
 my $behind = rows($nodes[0], 'origin = 1') - rows($nodes[1], 'origin = 1');
 set_subscriptions_enabled($nodes[1], 1);
@@ -520,7 +537,16 @@ ALTER TABLE t ENABLE ALWAYS TRIGGER t_guard;
 	# With snowflake.on_shard_collision = 'error' the row is refused (the apply stops and
 	# retries), until the setting is back to a warning.
 	set_and_reload($one, 'snowflake.on_shard_collision' => 'error');
-	sleep 1;    # (the apply worker takes the reload when its latch is set)
+	# A new apply worker starts with the setting (one running takes it only at some point
+	# after its reload signal): the subscription's workers stopped, and one started again.
+	$one->safe_psql('postgres', 'ALTER SUBSCRIPTION from_wrong1 DISABLE');
+	$one->poll_query_until('postgres',
+		q{SELECT count(pid) = 0 FROM pg_stat_subscription WHERE subname = 'from_wrong1'})
+	  or die 'the apply worker of from_wrong1 did not stop';
+	$one->safe_psql('postgres', 'ALTER SUBSCRIPTION from_wrong1 ENABLE');
+	$one->poll_query_until('postgres',
+		q{SELECT count(pid) > 0 FROM pg_stat_subscription WHERE subname = 'from_wrong1'})
+	  or die 'the apply worker of from_wrong1 did not start';
 	$log_at = -s $one->logfile;
 	my $id = $wrong->safe_psql('postgres', 'INSERT INTO t DEFAULT VALUES RETURNING id');
 	$one->wait_for_log(qr/ERROR:.*(?:shard collision|carries snowflake ID .* of shard 1)/i, $log_at);
