@@ -151,6 +151,7 @@ CONF
     # The port was taken between the check and the bind: the next one.
     if [ -n "$tcp" ] && [ $((tries += 1)) -lt 20 ] &&
       tail -c +$((from + 1)) "$dir/server.log" | grep 'could not bind IPv4 address' >/dev/null; then
+      log "port $SERVER_PORT was taken before the server bound it: trying the next"
       SERVER_PORT=$((SERVER_PORT + 1))
       continue
     fi
