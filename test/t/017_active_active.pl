@@ -242,18 +242,16 @@ else
 }
 
 # Writes a row in each table on $node, answering @parents when given; returns the new IDs as
-# literals and how many parents are ahead of $node's own clock (which, without observing, its
-# IDs would follow).
+# literals.
 sub answer
 {
 	my ($node, $note, @parents) = @_;
-	my ($sql, $ahead, @ahead) = ('', 0);
+	my $sql = '';
 	foreach my $i (0 .. 2)
 	{
 		my ($t, $type, $generator, $decode) = @{ $kinds[$i] };
 		if (@parents)
 		{
-			push @ahead, "($decode($parents[$i]) > clock_timestamp())::int";
 			$sql .= "INSERT INTO $t (parent, note) VALUES ($parents[$i], '$note') RETURNING id;";
 		}
 		else
@@ -261,20 +259,29 @@ sub answer
 			$sql .= "INSERT INTO $t (note) VALUES ('$note') RETURNING id;";
 		}
 	}
-	# (One statement for the three, as soon as they arrived: each statement more is time in
-	# which the clock behind could pass them.)
-	$ahead = $node->safe_psql('postgres', 'SELECT ' . join(' + ', @ahead)) if @parents;
 	my @ids = split /\n/, $node->safe_psql('postgres', $sql);
-	return ([ map { sprintf($kinds[$_]->[4], $ids[$_]) } 0 .. 2 ], $ahead);
+	return [ map { sprintf($kinds[$_]->[4], $ids[$_]) } 0 .. 2 ];
 }
 
+# Waits until the rows of $ids are on $node. Returns whether they came, and how many were
+# ahead of $node's own clock (which, without observing, its IDs would follow) in the poll
+# that first saw them: as soon as they arrived, not statements later.
 sub arrived
 {
 	my ($node, $ids) = @_;
-	return $node->poll_query_until('postgres',
-		'SELECT count(*) = 3 FROM ('
-		  . join(' UNION ALL ', map { "SELECT 1 FROM $kinds[$_]->[0] WHERE id = $ids->[$_]" } 0 .. 2)
-		  . ') s');
+	my $ahead = 0;
+	my $came = poll_until(
+		sub {
+			my ($n, $a) = split /\|/, $node->safe_psql('postgres',
+				'SELECT count(*), coalesce(sum(ahead), 0) FROM ('
+				  . join(' UNION ALL ',
+					map { "SELECT ($kinds[$_]->[3]($ids->[$_]) > clock_timestamp())::int AS ahead "
+						  . "FROM $kinds[$_]->[0] WHERE id = $ids->[$_]" } 0 .. 2)
+				  . ') s');
+			$ahead = $a;
+			return $n == 3;
+		});
+	return ($came, $ahead);
 }
 
 # How far ahead of its clock each server's last IDs are, by kind (ms).
@@ -294,13 +301,13 @@ sub round_trips
 	my $t0 = time;
 	foreach my $trip (1 .. $trips)
 	{
-		my ($ids) = answer($nodes[0], "$batch: message");
+		my $ids = answer($nodes[0], "$batch: message");
 		foreach my $hop ($nodes[1], $nodes[2], $nodes[0])
 		{
-			arrived($hop, $ids) or $lost++;
-			my $ahead;
-			($ids, $ahead) = answer($hop, "$batch: reply", @$ids);
+			my ($came, $ahead) = arrived($hop, $ids);
+			$lost++ unless $came;
 			$ahead_of_slow += $ahead if $hop == $slow;
+			$ids = answer($hop, "$batch: reply", @$ids);
 		}
 	}
 	is($lost, 0, "$batch: every row of the round trips arrives where it is answered");
@@ -396,7 +403,8 @@ set_subscriptions_enabled($nodes[1], 0);
 foreach my $publisher ($nodes[0], $nodes[2])
 {
 	$publisher->poll_query_until('postgres',
-		q{SELECT count(*) = 0 FROM pg_replication_slots WHERE active AND slot_name LIKE '%s2\_from\_%'})
+		q{SELECT count(*) = 1 AND count(*) FILTER (WHERE active) = 0
+		    FROM pg_replication_slots WHERE slot_name LIKE '%s2\_from\_%'})
 	  or die 'server 2\'s apply workers did not stop (' . $publisher->name . ')';
 }
 my $received = rows($nodes[1], 'origin <> 2');
