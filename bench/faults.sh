@@ -123,7 +123,8 @@ STANDBY_DATA=$DIR/standby/data
 as_user mkdir -p "$DIR/standby"
 as_user "$PG_BIN/pg_basebackup" -h "$SERVER_SOCK" -p "$SERVER_PORT" -U postgres -D "$STANDBY_DATA" \
   -R -X stream >/dev/null
-STANDBY_PORT=$(free_port $((SERVER_PORT + 1)))
+# (The primary's socket folder is this run's own, and neither server listens on TCP.)
+STANDBY_PORT=$((SERVER_PORT + 1))
 as_user tee -a "$STANDBY_DATA/postgresql.auto.conf" >/dev/null <<CONF
 port = $STANDBY_PORT
 primary_conninfo = 'host=$SERVER_SOCK port=$SERVER_PORT user=postgres application_name=bench_standby'

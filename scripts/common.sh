@@ -10,6 +10,9 @@ PG_CONFIG=$PG_BIN/pg_config
 SERVER_USER=${SNOWFLAKE_SERVER_USER:-snowflake}
 
 log() { printf '==> %s\n' "$*" >&2; }
+# pg_ctl's wait for a server to start or stop (60 s by default), long enough for a busy machine:
+# the TAP tests' default timeout.
+export PGCTLTIMEOUT=${PGCTLTIMEOUT:-180}
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
 as_root() {
@@ -119,23 +122,26 @@ build_and_install() {
   as_root make -C "$tree" -s PG_CONFIG="$pg_config" install
 }
 
-# A free TCP port on loopback at or after $1.
+# A TCP port on loopback at or after $1 that nothing listens on now (another process may take
+# it before a server binds it: start_server tries the next one then).
 free_port() {
   local port=$1
   while (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((port + 1)); done
   echo "$port"
 }
 
-# Starts a throwaway server with the extension preloaded: data in $1/data, a private socket
-# directory and a free port on loopback. Extra postgresql.conf lines come on stdin.
+# Starts a throwaway server with the extension preloaded: data in $1/data, a socket directory
+# of its own and port $2 (54329 by default) there. It listens on no TCP port, so that no other
+# process can take its port, unless $3 is "tcp" (the demo): then on loopback, at the first port
+# from $2 on that it could bind. Extra postgresql.conf lines come on stdin.
 # Sets SERVER_DATA, SERVER_SOCK, SERVER_PORT and PSQL (an array).
 start_server() {
-  local dir=$1 conf
+  local dir=$1 tcp=${3:-} conf from tries=0
   conf=$(cat)
   SERVER_DATA=$dir/data
   SERVER_SOCK=$dir/sock
-  # A Unix socket path must fit in 107 bytes.
-  [ ${#SERVER_SOCK} -lt 90 ] || SERVER_SOCK=/tmp/snowflake-$(basename "$dir")-$(run_user)
+  # A Unix socket path must fit in 107 bytes: else a folder of this server's own under /tmp.
+  [ ${#SERVER_SOCK} -lt 90 ] || SERVER_SOCK=$(as_user mktemp -d /tmp/snowflake-sock-XXXXXX)
   as_user mkdir -p "$dir" "$SERVER_SOCK"
   if [ -f "$SERVER_DATA/postmaster.pid" ]; then
     log "stopping the previous server in $SERVER_DATA"
@@ -144,15 +150,28 @@ start_server() {
   if [ ! -f "$SERVER_DATA/PG_VERSION" ]; then
     as_user "$PG_BIN/initdb" -D "$SERVER_DATA" -U postgres -A trust --no-instructions >/dev/null
   fi
-  SERVER_PORT=$(free_port "${2:-54329}")
-  as_user tee "$SERVER_DATA/postgresql.auto.conf" >/dev/null <<CONF
-listen_addresses = '127.0.0.1'
+  SERVER_PORT=${2:-54329}
+  while :; do
+    [ -z "$tcp" ] || SERVER_PORT=$(free_port "$SERVER_PORT")
+    as_user tee "$SERVER_DATA/postgresql.auto.conf" >/dev/null <<CONF
+listen_addresses = '$([ -z "$tcp" ] || echo 127.0.0.1)'
 port = $SERVER_PORT
 unix_socket_directories = '$SERVER_SOCK'
 shared_preload_libraries = 'snowflake'
 $conf
 CONF
-  as_user "$PG_BIN/pg_ctl" -D "$SERVER_DATA" -l "$dir/server.log" -w start >/dev/null
+    from=$(stat -c %s "$dir/server.log" 2>/dev/null || echo 0)
+    as_user "$PG_BIN/pg_ctl" -D "$SERVER_DATA" -l "$dir/server.log" -w start >/dev/null && break
+    # The port was taken between the check and the bind: the next one.
+    if [ -n "$tcp" ] && [ $((tries += 1)) -lt 20 ] &&
+      tail -c +$((from + 1)) "$dir/server.log" | grep 'could not bind IPv4 address' >/dev/null; then
+      log "port $SERVER_PORT was taken before the server bound it: trying the next"
+      SERVER_PORT=$((SERVER_PORT + 1))
+      continue
+    fi
+    tail -n 20 "$dir/server.log" >&2
+    die "could not start the server in $SERVER_DATA"
+  done
   PSQL=("$PG_BIN/psql" -X -q -h "$SERVER_SOCK" -p "$SERVER_PORT" -U postgres -d postgres
     -v ON_ERROR_STOP=1)
 }

@@ -9,7 +9,7 @@ ensure_server_user
 prepare_work
 build_and_install
 
-start_server "$WORK/demo" "${SNOWFLAKE_DEMO_PORT:-54329}" <<'CONF'
+start_server "$WORK/demo" "${SNOWFLAKE_DEMO_PORT:-54329}" tcp <<'CONF'
 snowflake.shard_id = 1
 CONF
 

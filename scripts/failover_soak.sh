@@ -170,9 +170,16 @@ pgbench_run() {
 }
 
 log "load on node1, then its postmaster is killed under the load"
-pgbench_run 1 30 &
+# pgbench runs until the kill ends it: 20 s of load at least, and rows of it on node1 however
+# slow the machine.
+pgbench_run 1 600 &
 load=$!
 sleep 20
+for i in $(seq 1 180); do
+  [ "$(q "SELECT count(*) > 0 FROM ids WHERE era = 1")" = t ] && break
+  [ "$i" -lt 180 ] || die "the load wrote nothing on node1 in 200 s"
+  sleep 1
+done
 primary_pid=$(head -1 "$DIR/node1/postmaster.pid")
 log "killing node1's postmaster ($primary_pid)"
 kill -9 "$primary_pid"

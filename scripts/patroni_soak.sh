@@ -30,8 +30,8 @@ build_and_install
 
 LEASE=
 [ "${1:-}" != --lease ] || LEASE=1
-BEFORE=${PATRONI_SOAK_BEFORE:-20}  # seconds of load before the kill
-AFTER=${PATRONI_SOAK_AFTER:-20}    # and after the promotion
+BEFORE=${PATRONI_SOAK_BEFORE:-20}  # seconds of load before the kill (at least: and every kind written)
+AFTER=${PATRONI_SOAK_AFTER:-20}    # and after the promotion (at least: and node2 written to)
 # Every process of the run names TAG on its command line: Patroni, etcd and the postmasters
 # name DIR, and the servers' other processes carry cluster_name, which Patroni sets to the
 # scope.
@@ -308,13 +308,20 @@ done
 SH
 chown "$SERVER_USER:" "$DIR"/*.sql "$DIR"/*.sh
 rm -f "$DIR/stop"
-deadline=$(( $(date +%s) + BEFORE + 120 + AFTER + 30 ))
+# (Past every wait below: the load, the kill, the promotion, the load on node2, and a margin.)
+deadline=$(( $(date +%s) + BEFORE + 180 + 120 + AFTER + 180 + 30 ))
 log "load on node1 for $BEFORE s, then its postmaster is killed"
 "${AS_SERVER[@]}" PG_BIN="$PG_BIN" bash "$DIR/probe.sh" "$CONN" "$DIR/stop" "$deadline" >"$DIR/probe.log" &
 load_pids+=($!)
 "${AS_SERVER[@]}" PG_BIN="$PG_BIN" bash "$DIR/pgbench.sh" "$CONN" "$DIR/stop" "$deadline" >"$DIR/pgbench.log" 2>&1 &
 load_pids+=($!)
 sleep "$BEFORE"
+# However slow the machine, the load has written every kind on node1 before the kill.
+node1_written() {
+  [ "$(q "host=127.0.0.1 port=$P1 $CONN_OPTS" "SELECT count(*) FILTER (WHERE src = 'pgbench' AND sf IS NOT NULL) > 0
+    AND count(*) FILTER (WHERE src = 'ahead') > 0 AND count(v7) > 0 AND count(ul) > 0 FROM ids")" = t ]
+}
+wait_for "the load to write every kind on node1" 180 node1_written
 
 http_ok "http://127.0.0.1:$R1/primary" || die "node1 is no longer the leader before the kill"
 primary_pid=$(head -1 "$DIR/node1/data/postmaster.pid")
@@ -324,6 +331,12 @@ kill -9 "$primary_pid"
 wait_for "node2 to be promoted" 120 http_ok "http://127.0.0.1:$R2/primary"
 log "Patroni promoted node2 $(awk -v a="$killed_at" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }') s after the kill"
 sleep "$AFTER"
+# And the load and the probe have written on node2 before they stop.
+node2_written() {
+  [ "$(q "host=127.0.0.1 port=$P2 $CONN_OPTS" "SELECT count(*) FILTER (WHERE node = $P2 AND src = 'ahead') > 0
+    AND count(*) FILTER (WHERE node = $P2 AND src = 'probe') > 0 FROM ids")" = t ]
+}
+wait_for "the load and the probe to write on node2" 180 node2_written
 touch "$DIR/stop"
 # pgbench ends its 5 s run, the probe its statement.
 await_pids 10 "${load_pids[@]}" || true

@@ -1,6 +1,7 @@
 # What the TAP tests (test/t/) share: a server with the library preloaded, a server started
 # with its clock offset (libfaketime), a postmaster killed and gone, a setting changed and
-# seen, the log since a point, and how far new IDs run ahead of the clock.
+# seen, the log since a point, how far new IDs run ahead of the clock, and a condition polled
+# for (never a fixed sleep: the machine may be slow).
 package SnowflakeTest;
 
 use strict;
@@ -15,7 +16,8 @@ use PostgreSQL::Test::Utils;
 our @EXPORT = qw(
   faketime_library $no_faketime
   snowflake_node with_clock start_with_clock start_with_clock_file
-  start_expecting_stop kill9_and_wait set_and_reload log_since lead_ms writer_pids);
+  start_expecting_stop kill9_and_wait set_and_reload log_since lead_ms writer_pids poll_until
+  wait_for_writer ids_ahead_s);
 
 # Where libfaketime's preload library may be: Debian and Ubuntu (a folder per architecture),
 # Fedora and openSUSE (lib64), a build from source (/usr/local).
@@ -120,17 +122,14 @@ sub start_expecting_stop
 		'-l', $node->logfile, '-o', '--cluster-name=' . $node->name, 'start') == 0
 	  or die 'pg_ctl start failed for ' . $node->name;
 	my $pidfile = $node->data_dir . '/postmaster.pid';
-	my $stopped = sub {
-		!-e $pidfile && -e $node->logfile && slurp_file($node->logfile) =~ $pattern;
-	};
-	my $deadline = time + $PostgreSQL::Test::Utils::timeout_default;
-	usleep(100_000) while !$stopped->() && time < $deadline;
-	return 1 if $stopped->();
+	return 1
+	  if poll_until(
+		sub { !-e $pidfile && -e $node->logfile && slurp_file($node->logfile) =~ $pattern });
 	$node->_update_pid(-1);
 	return 0;
 }
 
-# SIGKILL of the postmaster, then a wait (30 s at most) until its children have noticed and
+# SIGKILL of the postmaster, then a wait (poll_until) until its children have noticed and
 # exited. Where nothing reaps the postmaster (a container whose first process does not), its
 # zombie keeps the lock files looking alive: then they are stale, and go.
 sub kill9_and_wait
@@ -149,7 +148,7 @@ sub kill9_and_wait
 		}
 		return 1;
 	};
-	for (my $i = 0; $i < 300 && !$gone->(); $i++) { usleep(100_000); }
+	poll_until($gone);
 	if (-e "/proc/$postmaster")
 	{
 		unlink($node->data_dir . '/postmaster.pid');
@@ -179,6 +178,37 @@ sub log_since
 {
 	my ($node, $from) = @_;
 	return substr(slurp_file($node->logfile), $from);
+}
+
+# Calls $code every 100 ms until it returns true, for $PostgreSQL::Test::Utils::timeout_default
+# seconds at most (a condition, never a fixed sleep, on a machine of any speed); returns what
+# it last returned.
+sub poll_until
+{
+	my ($code) = @_;
+	my $deadline = time + $PostgreSQL::Test::Utils::timeout_default;
+	my $result;
+	until (($result = $code->()) || time > $deadline) { usleep(100_000); }
+	return $result;
+}
+
+# Waits until $node runs its reservation writer; dies if it does not.
+sub wait_for_writer
+{
+	my ($node) = @_;
+	poll_until(sub { scalar writer_pids($node) })
+	  or die 'no reservation writer on ' . $node->name;
+	return;
+}
+
+# How far $ahead's IDs are ahead of $behind's, in s: an ID of $behind, then one of $ahead, so
+# that the time between the two calls (longer on a slow machine) adds to the gap, never hides it.
+sub ids_ahead_s
+{
+	my ($ahead, $behind) = @_;
+	my $id = $behind->safe_psql('postgres', 'SELECT snowflake()');
+	return $ahead->safe_psql('postgres',
+		"SELECT extract(epoch FROM snowflake_timestamp(snowflake()) - snowflake_timestamp($id))");
 }
 
 # How far a new value of each kind is ahead of the clock, in ms (the largest of the three).

@@ -9,6 +9,7 @@ use FindBin;
 use lib "$FindBin::Bin/../lib";
 use SnowflakeTest;
 use File::Basename qw(dirname);
+use Time::HiRes qw(time);
 
 my $node = snowflake_node('epoch', qq{
 snowflake.epoch = '1314220021721'
@@ -19,6 +20,7 @@ $node->start;
 $node->safe_psql('postgres', 'CREATE EXTENSION snowflake');
 # test/instagram_next_id.sql: Instagram's next_id() as published.
 $node->safe_psql('postgres', slurp_file(dirname(__FILE__) . '/../instagram_next_id.sql'));
+my $made_from = time;    # every ID below is made at this time or later
 $node->safe_psql('postgres', q{
 CREATE TABLE insta (id bigint PRIMARY KEY DEFAULT insta_next_id(), src text);
 INSERT INTO insta (src) SELECT 'next_id' FROM generate_series(1, 1000);
@@ -33,10 +35,12 @@ is( $node->safe_psql(
 		q{SELECT max(id) FILTER (WHERE src = 'next_id') < min(id) FILTER (WHERE src = 'snowflake') FROM insta}),
 	't',
 	'snowflake() continues above next_id() with the same epoch');
+# (Within a minute of the time they were made in, measured, however long that took.)
 is( $node->safe_psql(
 		'postgres',
-		q{SELECT count(*) FROM insta
-		   WHERE abs(extract(epoch FROM snowflake_timestamp(id) - now())) < 60
+		qq{SELECT count(*) FROM insta
+		   WHERE snowflake_timestamp(id) BETWEEN to_timestamp($made_from) - interval '1 minute'
+		                                     AND clock_timestamp() + interval '1 minute'
 		     AND snowflake_shard(id) = 5}),
 	'2000',
 	'both kinds decode to the present time and shard 5 with the Instagram epoch');

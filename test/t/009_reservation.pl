@@ -14,7 +14,7 @@ use Fcntl qw(O_RDWR O_NONBLOCK);
 use File::Basename qw(dirname);
 use List::Util qw(max);
 use POSIX qw(mkfifo);
-use Time::HiRes qw(time usleep);
+use Time::HiRes qw(time);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
@@ -70,10 +70,10 @@ issue_some();
 crash_and_start();
 my $after_crash = lead_ms($node);
 # The lead fades: the IDs' time rises at 3/4 of real-time rate until the clock catches up,
-# so within four times the lead.
+# so within four times the lead (polled: the fade takes real time on any machine).
 my $faded_after = time;
-my $later = lead_ms($node);
-$later = lead_ms($node) while $later > 20 && time - $faded_after < 8 && usleep(100_000);
+my $later;
+poll_until(sub { ($later = lead_ms($node)) <= 20 });
 $faded_after = time - $faded_after;
 diag(sprintf('after a SIGKILL of the postmaster: lead %d ms at once, %d ms %.1f s later',
 	$after_crash, $later, $faded_after));
@@ -81,27 +81,32 @@ ok($after_crash <= 1300, 'after a crash, new IDs are at most the reservation\'s 
 ok($later <= 20, 'and with the clock once the lead has faded');
 is(status('clock_steps_back'), '0', 'a crash counts no clock step');
 
-# --- A real backward step over a restart: the clock 10 s back at start, more than the
-# reservation's reach (2 windows and 4 times snowflake.max_lead: 6 s here).
+# --- A real backward step over a restart: the clock 60 s back at start, more than the
+# reservation's reach (2 windows and 4 times snowflake.max_lead: 6 s here) by far more than
+# a restart takes, however slow.
 SKIP:
 {
 	skip $no_faketime, 5 unless $faketime;
 	issue_some();
+	my $before_at = time;    # the last IDs before the restart are at this time or later
 	my $before = $node->safe_psql('postgres', 'SELECT snowflake()');
 	$node->stop;
 	$log_from = -s $node->logfile;
-	start_with_clock($node, '-10s');
+	start_with_clock($node, '-60s');
+	# The IDs run 60 s ahead of the clock, less the time since $before (measured).
+	my $since = time - $before_at;
 	my $first = $node->safe_psql('postgres', 'SELECT snowflake()');
-	ok($first > $before, 'after the clock went 10 s back over a restart, IDs stay above the old ones');
-	like(log_since($node, $log_from),
-		qr/WARNING:  system clock is (?:[7-9]|10)\.\d+ s behind the snowflake reservation/,
-		'with a WARNING');
+	ok($first > $before, 'after the clock went 60 s back over a restart, IDs stay above the old ones');
+	my ($behind) = log_since($node, $log_from)
+	  =~ /WARNING:  system clock is (\d+\.\d+) s behind the snowflake reservation/;
+	diag(sprintf('the WARNING says %s s behind, %.1f s after the last ID', $behind // 'nothing', $since));
+	ok(defined $behind && $behind > 60 - $since - 0.5 && $behind < 61, 'with a WARNING');
 	sleep 2;
 	my $lead = lead_ms($node);
 	diag("2 s later, the IDs run ahead of the server's clock by $lead ms");
-	ok($lead > 7000 && $lead < 12000,
+	ok($lead > 60000 - $since * 1000 - 500 && $lead < 62000,
 		'IDs run from the reservation at real-time rate, ahead of the wrong clock');
-	ok(status('clock_gap_ms') > 7000, 'and snowflake_status() shows the gap');
+	ok(status('clock_gap_ms') > 60000 - $since * 1000 - 500, 'and snowflake_status() shows the gap');
 	# The clock corrected (no libfaketime): with the clock again.
 	$node->stop;
 	$node->start;
@@ -114,20 +119,22 @@ set_and_reload($node, 'snowflake.max_lead' => '10s');
 # --- A hung disk: the writer cannot write (the temporary file is a FIFO nobody reads, so its
 # open blocks); a generator that reaches the reservation waits, and statement_timeout ends it.
 # (8,000,000 IDs of one shard need 7.8 s of its sequence space: past the reservation, which
-# reaches about a second and a quarter ahead, and within snowflake.max_lead.)
+# reaches about a second and a quarter ahead, and within snowflake.max_lead. statement_timeout
+# leaves the wait time to begin on any machine, and ends it before reservation_timeout, 10 s.)
 my $fifo = $node->data_dir . '/snowflake.reservation.tmp';
 mkfifo($fifo, 0600) or die "mkfifo: $!";
 my $waits = status('reservation_waits');
 my $started = time;
 my ($ret, $stdout, $stderr) = $node->psql('postgres',
-	"SET statement_timeout = '2s'; SELECT count(snowflake(12)) FROM generate_series(1, 8000000)");
+	"SET statement_timeout = '5s'; SELECT count(snowflake(12)) FROM generate_series(1, 8000000)");
 my $elapsed = time - $started;
 diag(sprintf('with the writer stuck, the statement ended after %.2f s: %s', $elapsed,
 	$stderr =~ s/\n.*//sr));
 like($stderr, qr/canceling statement due to statement timeout/,
 	'a hung disk: statement_timeout ends the wait for the reservation');
 ok(status('reservation_waits') > $waits, 'which was a wait for the reservation');
-ok($elapsed < 10, 'promptly');
+# (The ERROR says statement_timeout ended it: this bound catches only a hang.)
+ok($elapsed < 5 + 60, 'promptly');
 # The writer gets its reader and completes its write (into the FIFO, which it may rename
 # into place before the unlink here); the FIFO goes, and the next write, which a burst
 # needs, goes to a real file.
@@ -153,9 +160,12 @@ $elapsed = time - $started;
 my $burst_writes = status('reservation_writes') - $writes;
 diag(sprintf('a burst of 2,000,000 snowflake(11) (2 s of one shard\'s IDs) took %.2f s and '
 	  . '%d reservation writes', $elapsed, $burst_writes));
-ok($burst_writes <= 6, 'a burst ahead of the clock takes a few reservation writes');
+# A few while it runs ahead; a slow machine makes it follow the clock instead, with a write
+# per window (1 s) of the time it took (measured).
+ok($burst_writes <= 6 + $elapsed, 'a burst ahead of the clock takes a few reservation writes');
 
 $writes = status('reservation_writes');
+$started = time;
 $node->pgbench(
 	'--no-vacuum --client=2 --jobs=2 --time=4',
 	0,
@@ -164,8 +174,11 @@ $node->pgbench(
 	'2 clients issue IDs for 4 s',
 	{ '009_sustained' => q{SELECT count(snowflake(20 + :client_id)) FROM generate_series(1, 1000);} });
 my $sustained_writes = status('reservation_writes') - $writes;
-diag("4 s of 2 clients: $sustained_writes reservation writes");
-ok($sustained_writes <= 6, 'a sustained load writes about once per window (1 s)');
+$elapsed = time - $started;
+diag(sprintf('4 s of 2 clients (%.2f s with pgbench\'s start and end): %d reservation writes',
+	$elapsed, $sustained_writes));
+# Once per window of the time it ran (measured, however slow), and one or two more.
+ok($sustained_writes <= 2 + $elapsed, 'a sustained load writes about once per window (1 s)');
 
 # The worst single call over 3 s, across three windows' ends: the writer extends the
 # reservation ahead of need, so no call waits for it.

@@ -25,6 +25,12 @@ snowflake.max_clock_offset = '10s'
 });
 }
 
+sub status_of
+{
+	my ($node, $column) = @_;
+	return $node->safe_psql('postgres', "SELECT $column FROM snowflake_status()");
+}
+
 my $fast = server('fast', 1);
 my $slow = server('slow', 2);
 $fast->start;
@@ -32,10 +38,7 @@ start_with_clock($slow, '-5s');
 $_->safe_psql('postgres', 'CREATE EXTENSION snowflake') for ($fast, $slow);
 
 # The slow server's IDs are about 5 s behind the fast one's.
-my $a = $fast->safe_psql('postgres', 'SELECT snowflake()');
-my $b = $slow->safe_psql('postgres', 'SELECT snowflake()');
-my $gap = $fast->safe_psql('postgres',
-	"SELECT round(extract(epoch FROM snowflake_timestamp($a) - snowflake_timestamp($b)))");
+my $gap = sprintf('%.1f', ids_ahead_s($fast, $slow));
 diag("the fast server's IDs are $gap s ahead of the slow one's");
 if ($gap < 4)
 {
@@ -81,14 +84,15 @@ for my $kind (qw(bigint uuid ulid))
 }
 
 # The observations that moved the slow server's clock are counted.
-ok($slow->safe_psql('postgres', 'SELECT observed_moves FROM snowflake_status() LIMIT 1') >= 100,
+ok(status_of($slow, 'observed_moves') >= 100,
 	'snowflake_status() counts observations that moved the clock');
 
 # An ID further ahead than snowflake.max_clock_offset is refused, and moves nothing.
 set_and_reload($slow, 'snowflake.max_clock_offset' => '2s');
 # (the slow server's IDs are at the fast one's time now, after the last observation: wait
-# until its own clock would be the one ahead no more)
-sleep 6;
+# until that lead has faded and its IDs are at its own clock, 5 s behind the fast one's)
+poll_until(sub { status_of($slow, 'clock_gap_ms') <= 0 })
+  or die 'the slow server\'s IDs did not come back to its clock';
 my $ahead = $fast->safe_psql('postgres', 'SELECT snowflake()');
 my ($ret, $stdout, $stderr) =
   $slow->psql('postgres', "SELECT snowflake_observe(${ahead}::bigint)");
@@ -129,7 +133,9 @@ SELECT count(*), count(DISTINCT id), count(DISTINCT u), count(DISTINCT l),
 # An observation survives a restart: the observed time reaches the durable reservation, and
 # the IDs after the restart (with the slow clock) are above it. (First the slow server's clock
 # passes everything observed so far, so that only this observation is ahead of it.)
-sleep 6;
+$slow->poll_query_until('postgres',
+	'SELECT clock_timestamp() > (SELECT snowflake_timestamp(max(observed)) FROM seen)')
+  or die 'the slow server\'s clock did not pass what it observed';
 my $last = $fast->safe_psql('postgres', 'SELECT snowflake()');
 $slow->safe_psql('postgres', "SELECT snowflake_observe(${last}::bigint)");
 $slow->stop('immediate');

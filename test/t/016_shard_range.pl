@@ -73,9 +73,12 @@ SELECT coalesce(min(id) > (SELECT max(id) FROM ids WHERE era < $era), true)
 
 load(0, 'range 4 to 7');
 check_era(0, 4, 7, 'a range of 4');
-my $used = $node->safe_psql('postgres', 'SELECT count(DISTINCT snowflake_shard(id)) FROM ids');
-diag("shards used by 16 clients over a range of 4: $used");
-ok($used >= 2, 'more than one shard of the range carries the load');
+my ($used, $full) = split /\|/, $node->safe_psql('postgres',
+	'SELECT count(DISTINCT snowflake_shard(id)), max(snowflake_seq(id)) = 1023 FROM ids');
+diag("shards used by 16 clients over a range of 4: $used; a millisecond of a shard filled: $full");
+# The next shard takes over when one's millisecond is full (1,024 IDs), which a slow machine
+# may never reach: then one shard is right. A millisecond filled on the only shard used is not.
+ok($used >= 2 || $full eq 'f', 'more than one shard of the range carries the load');
 is( $node->safe_psql(
 		'postgres', q{SELECT count(*) FROM snowflake_streams() WHERE kind = 'snowflake' AND shard BETWEEN 4 AND 7}),
 	$used, 'snowflake_streams() shows each shard of the range that issued');
@@ -106,9 +109,10 @@ check_era(3, 4, 11, 'the count raised to 8');
 
 # One session of a range: 3,000,000 IDs in one statement fill several shards per
 # millisecond, each session's IDs still increasing.
+# (Spread once a shard's millisecond is full, as above.)
 is( $node->safe_psql(
 		'postgres', q{
-SELECT count(DISTINCT snowflake_shard(id)) > 1, bool_and(id > prev)
+SELECT count(DISTINCT snowflake_shard(id)) > 1 OR max(snowflake_seq(id)) < 1023, bool_and(id > prev)
   FROM (SELECT id, lag(id) OVER (ORDER BY o) AS prev
           FROM (SELECT o, snowflake() AS id FROM generate_series(1, 3000000) o) g) s}),
 	't|t', 'one statement of 3,000,000 IDs spreads over the range, in increasing order');

@@ -210,12 +210,17 @@ COMMIT;});
 	}
 }
 
-# Rows on $node, of every table, that match $where.
+# Rows on $node, of every table, that match $where: the SQL, and its count.
+sub rows_sql
+{
+	my ($where) = @_;
+	return join(' + ', map { "(SELECT count(*) FROM $_ WHERE $where)" } @tables);
+}
+
 sub rows
 {
 	my ($node, $where) = @_;
-	return $node->safe_psql('postgres',
-		'SELECT ' . join(' + ', map { "(SELECT count(*) FROM $_ WHERE $where)" } @tables));
+	return $node->safe_psql('postgres', 'SELECT ' . rows_sql($where));
 }
 
 my %log_from = map { $_->name => -s $_->logfile } @nodes;
@@ -231,28 +236,22 @@ if (!$faketime)
 }
 else
 {
-	my $fast_id = $nodes[0]->safe_psql('postgres', 'SELECT snowflake()');
-	my $slow_id = $slow->safe_psql('postgres', 'SELECT snowflake()');
-	my $gap = $nodes[0]->safe_psql('postgres',
-		"SELECT round(extract(epoch FROM snowflake_timestamp($fast_id) - snowflake_timestamp($slow_id)), 1)");
+	my $gap = sprintf('%.1f', ids_ahead_s($nodes[0], $slow));
 	diag("server 2's IDs are $gap s behind server 1's before it has seen any");
 	$causal = "libfaketime does not move server 2's clock here ($gap s behind)" if $gap < 2;
 }
 
 # Writes a row in each table on $node, answering @parents when given; returns the new IDs as
-# literals and how many parents are ahead of $node's own clock (which, without observing, its
-# IDs would follow).
+# literals.
 sub answer
 {
 	my ($node, $note, @parents) = @_;
-	my ($sql, $ahead) = ('', 0);
+	my $sql = '';
 	foreach my $i (0 .. 2)
 	{
 		my ($t, $type, $generator, $decode) = @{ $kinds[$i] };
 		if (@parents)
 		{
-			$ahead += $node->safe_psql('postgres',
-				"SELECT ($decode($parents[$i]) > clock_timestamp())::int");
 			$sql .= "INSERT INTO $t (parent, note) VALUES ($parents[$i], '$note') RETURNING id;";
 		}
 		else
@@ -261,16 +260,28 @@ sub answer
 		}
 	}
 	my @ids = split /\n/, $node->safe_psql('postgres', $sql);
-	return ([ map { sprintf($kinds[$_]->[4], $ids[$_]) } 0 .. 2 ], $ahead);
+	return [ map { sprintf($kinds[$_]->[4], $ids[$_]) } 0 .. 2 ];
 }
 
+# Waits until the rows of $ids are on $node. Returns whether they came, and how many were
+# ahead of $node's own clock (which, without observing, its IDs would follow) in the poll
+# that first saw them: as soon as they arrived, not statements later.
 sub arrived
 {
 	my ($node, $ids) = @_;
-	return $node->poll_query_until('postgres',
-		'SELECT count(*) = 3 FROM ('
-		  . join(' UNION ALL ', map { "SELECT 1 FROM $kinds[$_]->[0] WHERE id = $ids->[$_]" } 0 .. 2)
-		  . ') s');
+	my $ahead = 0;
+	my $came = poll_until(
+		sub {
+			my ($n, $a) = split /\|/, $node->safe_psql('postgres',
+				'SELECT count(*), coalesce(sum(ahead), 0) FROM ('
+				  . join(' UNION ALL ',
+					map { "SELECT ($kinds[$_]->[3]($ids->[$_]) > clock_timestamp())::int AS ahead "
+						  . "FROM $kinds[$_]->[0] WHERE id = $ids->[$_]" } 0 .. 2)
+				  . ') s');
+			$ahead = $a;
+			return $n == 3;
+		});
+	return ($came, $ahead);
 }
 
 # How far ahead of its clock each server's last IDs are, by kind (ms).
@@ -290,13 +301,13 @@ sub round_trips
 	my $t0 = time;
 	foreach my $trip (1 .. $trips)
 	{
-		my ($ids) = answer($nodes[0], "$batch: message");
+		my $ids = answer($nodes[0], "$batch: message");
 		foreach my $hop ($nodes[1], $nodes[2], $nodes[0])
 		{
-			arrived($hop, $ids) or $lost++;
-			my $ahead;
-			($ids, $ahead) = answer($hop, "$batch: reply", @$ids);
+			my ($came, $ahead) = arrived($hop, $ids);
+			$lost++ unless $came;
 			$ahead_of_slow += $ahead if $hop == $slow;
+			$ids = answer($hop, "$batch: reply", @$ids);
 		}
 	}
 	is($lost, 0, "$batch: every row of the round trips arrives where it is answered");
@@ -351,8 +362,11 @@ SKIP:
 	round_trips('idle');
 }
 
-# --- The load: 3,000 rows a table from each server, all at once, paced (30 transactions of 30
-# rows a second, 10 s) so that the pause and the crash below fall in the middle of it.
+# --- The load: 3,000 rows a table from each server, all at once, in two halves, paced (30
+# transactions of 30 rows a second) so that the pause and the crash below fall in the
+# middle of it. What each step needs of the others is waited for, never timed: the second
+# halves start after the crash, so that server 1 writes while server 2 is paused, whatever
+# the speed of the machine.
 my $script = $nodes[0]->basedir . '/load.sql';
 append_to_file($script,
 	join('', map { "INSERT INTO $_ (note) SELECT 'load' FROM generate_series(1, 10);\n" } @tables));
@@ -381,16 +395,20 @@ sub finish_load
 }
 
 my $t0 = time;
-my @load = map { start_load($nodes[$_], $_ == 2 ? 50 : 100) } 0 .. 2;
+my @load = map { start_load($nodes[$_], 50) } 0 .. 2;
 
-# Server 2 pauses: its subscriptions are disabled while the others write.
+# Server 2 pauses: its subscriptions are disabled, and their apply workers gone (their slots
+# on servers 1 and 3 idle), before what it has is counted.
 set_subscriptions_enabled($nodes[1], 0);
-sleep 2;
+foreach my $publisher ($nodes[0], $nodes[2])
+{
+	$publisher->poll_query_until('postgres',
+		q{SELECT count(*) = 1 AND count(*) FILTER (WHERE active) = 0
+		    FROM pg_replication_slots WHERE slot_name LIKE '%s2\_from\_%'})
+	  or die 'server 2\'s apply workers did not stop (' . $publisher->name . ')';
+}
 my $received = rows($nodes[1], 'origin <> 2');
 my $sent = rows($nodes[0], 'origin = 1');
-sleep 2;
-is(rows($nodes[1], 'origin <> 2'), $received, 'server 2 receives nothing while its subscriptions are disabled');
-ok(rows($nodes[0], 'origin = 1') > $sent, 'while server 1 goes on writing');
 
 # Server 3 crashes between the two halves of its load, and starts again.
 my $half = pop @load;
@@ -400,7 +418,14 @@ $nodes[2]->stop('immediate');
 start_node($nodes[2]);
 diag("server 3 crashed and restarted with server 1 at $written of its 9000 rows");
 ok($written < 9000, 'server 3 crashed mid-load');
-push @load, start_load($nodes[2], 50);
+push @load, map { start_load($nodes[$_], 50) } 0 .. 2;
+
+# Server 1 writes on, and server 3 receives it; server 2, paused, nothing.
+ok($nodes[0]->poll_query_until('postgres', 'SELECT ' . rows_sql('origin = 1') . " > $sent"),
+	'while server 1 goes on writing');
+$nodes[2]->poll_query_until('postgres', 'SELECT ' . rows_sql('origin = 1') . " > $sent")
+  or die 'server 3 does not receive server 1\'s rows';
+is(rows($nodes[1], 'origin <> 2'), $received, 'server 2 receives nothing while its subscriptions are disabled');
 
 my $behind = rows($nodes[0], 'origin = 1') - rows($nodes[1], 'origin = 1');
 set_subscriptions_enabled($nodes[1], 1);
@@ -520,7 +545,16 @@ ALTER TABLE t ENABLE ALWAYS TRIGGER t_guard;
 	# With snowflake.on_shard_collision = 'error' the row is refused (the apply stops and
 	# retries), until the setting is back to a warning.
 	set_and_reload($one, 'snowflake.on_shard_collision' => 'error');
-	sleep 1;    # (the apply worker takes the reload when its latch is set)
+	# A new apply worker starts with the setting (one running takes it only at some point
+	# after its reload signal): the subscription's workers stopped, and one started again.
+	$one->safe_psql('postgres', 'ALTER SUBSCRIPTION from_wrong1 DISABLE');
+	$one->poll_query_until('postgres',
+		q{SELECT count(pid) = 0 FROM pg_stat_subscription WHERE subname = 'from_wrong1'})
+	  or die 'the apply worker of from_wrong1 did not stop';
+	$one->safe_psql('postgres', 'ALTER SUBSCRIPTION from_wrong1 ENABLE');
+	$one->poll_query_until('postgres',
+		q{SELECT count(pid) > 0 FROM pg_stat_subscription WHERE subname = 'from_wrong1'})
+	  or die 'the apply worker of from_wrong1 did not start';
 	$log_at = -s $one->logfile;
 	my $id = $wrong->safe_psql('postgres', 'INSERT INTO t DEFAULT VALUES RETURNING id');
 	$one->wait_for_log(qr/ERROR:.*(?:shard collision|carries snowflake ID .* of shard 1)/i, $log_at);
