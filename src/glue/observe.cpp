@@ -132,16 +132,35 @@ void report_collision(Relation rel, const char *column, int64 id, uint32_t shard
            errmsg("shard collision: a row applied by replication into \"%s\" carries snowflake "
                   "ID %lld of shard %u, this server's own",
                   RelationGetRelationName(rel), static_cast<long long>(id), shard),
-           errdetail("Column \"%s\", from replication origin \"%s\": another server issues IDs "
-                     "with this server's snowflake.shard_id, and two servers on one shard can "
-                     "issue the same ID.",
-                     column, origin_name),
-           errhint("Give every server that writes these tables its own snowflake.shard_id "
-                   "(and range of snowflake.shard_count).")));
+           lease_mode ? errdetail("Column \"%s\", from replication origin \"%s\": another "
+                                  "server issues IDs on a shard this server leases, and two "
+                                  "servers on one shard can issue the same ID.",
+                                  column, origin_name)
+                      : errdetail("Column \"%s\", from replication origin \"%s\": another "
+                                  "server issues IDs with this server's snowflake.shard_id, and "
+                                  "two servers on one shard can issue the same ID.",
+                                  column, origin_name),
+           lease_mode ? errhint("This server leases the shard from etcd: the other server "
+                                "issues on it without a lease (snowflake.shard_source = config, "
+                                "or another etcd prefix).")
+                      : errhint("Give every server that writes these tables its own "
+                                "snowflake.shard_id (and range of snowflake.shard_count).")));
 }
 
 // One column's value, observed as its type says; a value that cannot be observed (negative,
 // a UUID of another version, too far ahead) is counted, never raised.
+// Whether shard is one this server issues on: the configured range, or in lease mode the
+// range it leases now (none while it holds no lease).
+bool own_shard(uint32_t shard) {
+  uint32_t first = static_cast<uint32_t>(shard_id), count = static_cast<uint32_t>(shard_count);
+  if (lease_mode) {
+    const uint64_t word = shared != nullptr ? shared->lease.word.load() : 0;
+    first = lease_word_first(word);
+    count = lease_word_count(word);
+  }
+  return shard >= first && shard - first < count;
+}
+
 // With guard (snowflake_replica_guard()), a bigint of this server's own shards in a row that
 // replication applies is a collision.
 // Only a row that replication applies is observed (apply workers, PostgreSQL's and
@@ -158,9 +177,7 @@ void observe_column(Datum value, Oid type, Oid ulid_type, const char *column, Re
     if (id < 0) return skipped();
     if (guard) {
       const uint32_t shard = unpack(static_cast<uint64_t>(id)).shard;
-      if (shard >= static_cast<uint32_t>(shard_id) &&
-          shard < static_cast<uint32_t>(shard_id) + static_cast<uint32_t>(shard_count))
-        report_collision(rel, column, id, shard);
+      if (own_shard(shard)) report_collision(rel, column, id, shard);
     }
     SharedState &state = generating_state();
     observe(state.clock, &state.reservation,

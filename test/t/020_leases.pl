@@ -129,6 +129,18 @@ like($err, qr/shard $other is not leased by this server/, 'snowflake(shard) outs
 is($fleet[0]->safe_psql('postgres', "SELECT snowflake_shard(snowflake($shards[0]))"), $shards[0],
 	'snowflake(shard) inside it works');
 
+# snowflake_replica_guard() knows the leased shard as this server's own.
+$fleet[0]->safe_psql('postgres', q{
+CREATE TABLE applied (id bigint);
+CREATE TRIGGER applied_guard BEFORE INSERT ON applied FOR EACH ROW EXECUTE FUNCTION snowflake_replica_guard('id');
+ALTER TABLE applied ENABLE ALWAYS TRIGGER applied_guard;});
+($ret, $out, $err) = $fleet[0]->psql('postgres', qq{SET session_replication_role = replica;
+INSERT INTO applied VALUES ((snowflake() & ~(8191::bigint << 10)) | (${other}::bigint << 10));
+INSERT INTO applied VALUES (snowflake());});
+like($err, qr/shard collision: .* of shard $shards[0], this server's own.*on a shard this server leases/s,
+	'an applied row with an ID of the leased shard is a shard collision');
+unlike($err, qr/of shard $other,/, 'one of another server\'s shard is not');
+
 # A base backup of fleet1 started as a new server, same configuration: the pool is full.
 $fleet[0]->backup('clone_base');
 my $clone = PostgreSQL::Test::Cluster->new('clone');
@@ -210,7 +222,7 @@ like(slurp_file($cut->logfile),
 # ---- etcd unreachable at start.
 my $late_proxy = $etcd->proxy;
 $late_proxy->pause;
-my $late = lease_node('late', $late_proxy->endpoints, '9-9');
+my $late = lease_node('late', $late_proxy->endpoints, '9-10', "snowflake.shard_count = 2\n");
 $late->start;
 $late->safe_psql('postgres', 'CREATE EXTENSION snowflake');
 is($late->safe_psql('postgres', "SELECT ulid() IS NOT NULL, snowflake_uuidv7() IS NOT NULL"), 't|t',
@@ -219,8 +231,12 @@ like(generate_error($late), qr/SF001: .*lease_state is acquiring/s,
 	'snowflake() waits reservation_timeout, then says no lease is held yet');
 $late_proxy->resume;
 wait_state($late, 'held');
-is($late->safe_psql('postgres', 'SELECT snowflake_shard(snowflake())'), '9',
-	'the first lease, later, needs no restart');
+is($late->safe_psql('postgres', 'SELECT lease_shard, lease_shard_count FROM snowflake_status()'), '9|2',
+	'the first lease, later, needs no restart: a range of snowflake.shard_count shards');
+is( $late->safe_psql('postgres',
+		'SELECT min(snowflake_shard(x)), max(snowflake_shard(x)) <= 10 FROM (SELECT snowflake() AS x FROM generate_series(1, 300000)) s'),
+	'9|t', 'snowflake() issues within the leased range');
+is($late->safe_psql('postgres', 'SELECT snowflake_shard(snowflake(10))'), '10', 'snowflake(shard) on its second shard');
 
 # ---- A standby holds no lease; promoted while its primary runs, it leases another shard.
 my $primary = lease_node('primary', $etcd->endpoints, '20-21');
