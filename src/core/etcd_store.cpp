@@ -54,16 +54,49 @@ json parse_first(const std::string &body) {
   return json::parse(body.substr(0, nl), nullptr, false);
 }
 
-size_t append_body(char *data, size_t size, size_t n, void *out) {
+size_t append_body(char *data, size_t size, size_t n, void *out) noexcept {
   std::string &body = *static_cast<std::string *>(out);
   if (body.size() + size * n > kMaxResponse) return 0;  // too large: fails the transfer
-  body.append(data, size * n);
+  try {
+    body.append(data, size * n);
+  } catch (...) {
+    return 0;  // no memory: fails the transfer (nothing may unwind through libcurl)
+  }
   return size * n;
 }
 
-int abort_check(void *abort, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+// The highest of a range's marks, and any epoch among them other than its.
+bool fold_marks(const json &kvs, StoredMark *mark) {
+  *mark = StoredMark{};
+  std::vector<StoredMark> marks;
+  if (kvs.is_array())
+    for (const json &kv : kvs) {
+      std::string value;
+      StoredMark m;
+      if (!kv.is_object() || !kv.contains("value") || !kv["value"].is_string() ||
+          !base64_decode(kv["value"].get<std::string>(), &value) || !etcd_parse_mark(value, &m))
+        return false;
+      marks.push_back(m);
+    }
+  for (const StoredMark &m : marks)
+    if (m.unix_ms > mark->unix_ms) *mark = m;
+  for (const StoredMark &m : marks)
+    if (m.epoch_ms != mark->epoch_ms) mark->other_epoch_ms = m.epoch_ms;
+  return true;
+}
+
+int abort_check(void *abort, curl_off_t, curl_off_t, curl_off_t, curl_off_t) noexcept {
   const auto &fn = *static_cast<std::function<bool()> *>(abort);
   return fn && fn() ? 1 : 0;
+}
+
+// A streaming call (a keepalive) answers 200 and puts a member's failure in the body.
+bool member_failed(const std::string &body) {
+  const json j = parse_first(body);
+  if (!j.is_object() || !j.contains("error") || !j["error"].is_object()) return false;
+  const json &e = j["error"];
+  return e.contains("http_code") && e["http_code"].is_number_integer() &&
+         e["http_code"].get<int>() >= 500;
 }
 
 std::string four_digits(uint32_t shard) {
@@ -253,7 +286,7 @@ void EtcdStore::reconfigure(EtcdSettings settings) {
 }
 
 bool EtcdStore::post(const std::string &url, const char *path, const std::string &body,
-                     Response *out, std::string *error) {
+                     Response *out, std::string *error, long timeout_ms) {
   CURL *curl = static_cast<CURL *>(curl_);
   if (curl == nullptr) {
     *error = "libcurl could not be initialised";
@@ -274,8 +307,11 @@ bool EtcdStore::post(const std::string &url, const char *path, const std::string
   curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
   curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body.c_str());
   curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE, static_cast<long>(body.size()));
-  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, settings_.connect_timeout_ms);
-  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, settings_.request_timeout_ms);
+  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS,
+                   std::min(settings_.connect_timeout_ms, timeout_ms));
+  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, timeout_ms);
+  // Straight to etcd: never through a proxy named in the server's environment.
+  curl_easy_setopt(curl, CURLOPT_NOPROXY, "*");
   curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, append_body);
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, &out->body);
   curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
@@ -297,11 +333,17 @@ bool EtcdStore::post(const std::string &url, const char *path, const std::string
   return true;
 }
 
-bool EtcdStore::authenticate(const std::string &url, std::string *error) {
+bool EtcdStore::authenticate(const std::string &url, std::string *error, long timeout_ms) {
   token_.clear();
-  const json req = {{"name", settings_.user}, {"password", settings_.password}};
+  std::string body;
+  try {
+    body = json{{"name", settings_.user}, {"password", settings_.password}}.dump();
+  } catch (const json::exception &) {
+    *error = "snowflake.etcd_user or the password is not valid UTF-8";
+    return false;
+  }
   Response r;
-  if (!post(url, "/v3/auth/authenticate", req.dump(), &r, error)) return false;
+  if (!post(url, "/v3/auth/authenticate", body, &r, error, timeout_ms)) return false;
   const json j = parse_first(r.body);
   if (r.status == 200 && j.is_object() && j.contains("token") && j["token"].is_string()) {
     token_ = j["token"].get<std::string>();
@@ -321,26 +363,32 @@ bool EtcdStore::call(const char *path, const std::string &body, Response *out,
     return false;
   }
   std::string errors;
-  // One request timeout for the whole call: a hung member costs one call, and the next call
-  // starts at the member after it.
+  // One request timeout for the whole call, every request of it included: a hung member costs
+  // one call, and the next call starts at the member after it.
   const auto started = std::chrono::steady_clock::now();
+  auto left_ms = [&] {
+    const long spent = static_cast<long>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                             std::chrono::steady_clock::now() - started)
+                                             .count());
+    return std::max(settings_.request_timeout_ms - spent, 100L);
+  };
   for (size_t tried = 0; tried < settings_.endpoints.size(); ++tried) {
     if (abort_ && abort_()) break;
-    if (tried > 0 && std::chrono::duration_cast<std::chrono::milliseconds>(
-                         std::chrono::steady_clock::now() - started)
-                             .count() >= settings_.request_timeout_ms)
+    if (tried > 0 && std::chrono::steady_clock::now() - started >=
+                         std::chrono::milliseconds(settings_.request_timeout_ms))
       break;
     const size_t i = (current_ + tried) % settings_.endpoints.size();
     const std::string &url = settings_.endpoints[i];
     std::string err;
-    bool ok = settings_.user.empty() || !token_.empty() || authenticate(url, &err);
-    if (ok) ok = post(url, path, body, out, &err);
+    bool ok = settings_.user.empty() || !token_.empty() || authenticate(url, &err, left_ms());
+    if (ok) ok = post(url, path, body, out, &err, left_ms());
     // An expired token: take a new one, once.
     if (ok && out->status == 401 && !settings_.user.empty()) {
-      ok = authenticate(url, &err) && post(url, path, body, out, &err);
+      ok = authenticate(url, &err, left_ms()) && post(url, path, body, out, &err, left_ms());
     }
-    // A member without a leader or quorum answers 503: another may have one.
-    if (ok && out->status < 500) {
+    // A member without a leader or quorum answers 503 (a streaming call: 200, with the 503 in
+    // its body): another may have one.
+    if (ok && out->status < 500 && !member_failed(out->body)) {
       current_ = i;
       endpoint_ = url;
       return true;
@@ -380,6 +428,8 @@ StoreResult EtcdStore::grant(int64_t ttl_s, int64_t *lease) try {
   if (r.status != 200 || !etcd_parse_lease_id(r.body, lease, &ttl))
     return answer_error("lease grant", r.status, r.body);
   return StoreResult::ok();
+} catch (const json::exception &e) {
+  return StoreResult::failed(std::string("lease grant: ") + e.what());
 } catch (...) {
   return StoreResult::failed("lease grant: out of memory");
 }
@@ -409,6 +459,8 @@ StoreResult EtcdStore::held(uint32_t low, uint32_t high, std::vector<uint32_t> *
     }
   }
   return StoreResult::ok();
+} catch (const json::exception &e) {
+  return StoreResult::failed(std::string("range of owner keys: ") + e.what());
 } catch (...) {
   return StoreResult::failed("range of owner keys: out of memory");
 }
@@ -422,19 +474,12 @@ StoreResult EtcdStore::read_mark(uint32_t first, uint32_t count, StoredMark *mar
   const json j = parse_first(r.body);
   if (r.status != 200 || !j.is_object() || j.contains("error"))
     return answer_error("range of marks", r.status, r.body);
-  *mark = StoredMark{};
-  if (j.contains("kvs") && j["kvs"].is_array()) {
-    for (const json &kv : j["kvs"]) {
-      std::string value;
-      StoredMark m;
-      if (!kv.is_object() || !kv.contains("value") || !kv["value"].is_string() ||
-          !base64_decode(kv["value"].get<std::string>(), &value) || !etcd_parse_mark(value, &m))
-        return StoreResult::failed("a mark under " + settings_.prefix +
-                                   "/mark/ is not one this extension wrote");
-      if (m.unix_ms > mark->unix_ms) *mark = m;
-    }
-  }
+  if (!fold_marks(j.contains("kvs") ? j["kvs"] : json::array(), mark))
+    return StoreResult::failed("a mark under " + settings_.prefix +
+                               "/mark/ is not one this extension wrote");
   return StoreResult::ok();
+} catch (const json::exception &e) {
+  return StoreResult::failed(std::string("range of marks: ") + e.what());
 } catch (...) {
   return StoreResult::failed("range of marks: out of memory");
 }
@@ -457,6 +502,8 @@ StoreResult EtcdStore::owners_all_ours(int64_t lease, uint32_t first, uint32_t c
     }
   *ours = mine == count;
   return StoreResult::ok();
+} catch (const json::exception &e) {
+  return StoreResult::failed(std::string("range of owner keys: ") + e.what());
 } catch (...) {
   return StoreResult::failed("range of owner keys: out of memory");
 }
@@ -493,22 +540,17 @@ StoreResult EtcdStore::acquire(int64_t lease, uint32_t first, uint32_t count,
     if (!ours) return StoreResult::taken();
     return read_mark(first, count, mark);
   }
-  *mark = StoredMark{};
   const json &responses = j.contains("responses") ? j["responses"] : json::array();
   if (!responses.is_array() || responses.size() != count + 1)
     return StoreResult::failed("claim of shards: etcd's answer has no range of marks");
   const json &range = responses[count];
-  if (range.contains("response_range") && range["response_range"].contains("kvs"))
-    for (const json &kv : range["response_range"]["kvs"]) {
-      std::string value;
-      StoredMark m;
-      if (!kv.contains("value") || !kv["value"].is_string() ||
-          !base64_decode(kv["value"].get<std::string>(), &value) || !etcd_parse_mark(value, &m))
-        return StoreResult::failed("a mark under " + settings_.prefix +
-                                   "/mark/ is not one this extension wrote");
-      if (m.unix_ms > mark->unix_ms) *mark = m;
-    }
+  const bool has_kvs = range.contains("response_range") && range["response_range"].contains("kvs");
+  if (!fold_marks(has_kvs ? range["response_range"]["kvs"] : json::array(), mark))
+    return StoreResult::failed("a mark under " + settings_.prefix +
+                               "/mark/ is not one this extension wrote");
   return StoreResult::ok();
+} catch (const json::exception &e) {
+  return StoreResult::failed(std::string("claim of shards: ") + e.what());
 } catch (...) {
   return StoreResult::failed("claim of shards: out of memory");
 }
@@ -521,6 +563,8 @@ StoreResult EtcdStore::renew(int64_t lease, int64_t *ttl_s) try {
   if (r.status != 200 || !etcd_parse_keepalive(r.body, ttl_s))
     return answer_error("lease keepalive", r.status, r.body);
   return *ttl_s > 0 ? StoreResult::ok() : StoreResult::lost();
+} catch (const json::exception &e) {
+  return StoreResult::failed(std::string("lease keepalive: ") + e.what());
 } catch (...) {
   return StoreResult::failed("lease keepalive: out of memory");
 }
@@ -545,6 +589,8 @@ StoreResult EtcdStore::mark(int64_t lease, uint32_t first, uint32_t count,
   if (r.status != 200 || !j.is_object() || j.contains("error"))
     return answer_error("write of the mark", r.status, r.body);
   return j.value("succeeded", false) ? StoreResult::ok() : StoreResult::lost();
+} catch (const json::exception &e) {
+  return StoreResult::failed(std::string("write of the mark: ") + e.what());
 } catch (...) {
   return StoreResult::failed("write of the mark: out of memory");
 }
@@ -559,6 +605,8 @@ StoreResult EtcdStore::release(int64_t lease) try {
   if (etcd_parse_error(r.body, &message) && message.find(kLeaseNotFound) != std::string::npos)
     return StoreResult::ok();  // gone already
   return answer_error("lease revoke", r.status, r.body);
+} catch (const json::exception &e) {
+  return StoreResult::failed(std::string("lease revoke: ") + e.what());
 } catch (...) {
   return StoreResult::failed("lease revoke: out of memory");
 }

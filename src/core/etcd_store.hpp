@@ -76,8 +76,8 @@ class EtcdStore : public LeaseStore {
   // expired. false with *error when no endpoint answered.
   bool call(const char *path, const std::string &body, Response *out, std::string *error);
   bool post(const std::string &url, const char *path, const std::string &body, Response *out,
-            std::string *error);
-  bool authenticate(const std::string &url, std::string *error);
+            std::string *error, long timeout_ms);
+  bool authenticate(const std::string &url, std::string *error, long timeout_ms);
   StoreResult owners_all_ours(int64_t lease, uint32_t first, uint32_t count, bool *ours);
   StoreResult read_mark(uint32_t first, uint32_t count, StoredMark *mark);
 

@@ -43,7 +43,9 @@ inline NextResult next_state(std::atomic<uint64_t> &last, uint64_t now_ms,
     if (ms > now_ms + limits.max_lead_ms)
       return NextResult{Step::kWait, ms - limits.max_lead_ms - now_ms};
     if (unlikely_(ms >= limits.reserved_ms)) return NextResult{Step::kReserve, ms};
-    if (last.compare_exchange_weak(cur, cand, std::memory_order_acq_rel,
+    // Sequentially consistent, as the lease's check after issuing needs (lease.hpp); on x86
+    // and arm64 the same instruction as acquire-release.
+    if (last.compare_exchange_weak(cur, cand, std::memory_order_seq_cst,
                                    std::memory_order_relaxed))
       return NextResult{Step::kIssued, cand};
   }
@@ -88,7 +90,7 @@ inline RangeResult next_in_range(Slot *slots, uint32_t count, std::atomic<uint64
       uint64_t cur = last.load(std::memory_order_relaxed);
       const uint64_t cand = std::max(cur + 1, first_of_e);
       if ((cand >> SeqBits) != e) continue;  // full at e (or ahead of it)
-      if (last.compare_exchange_strong(cur, cand, std::memory_order_acq_rel,
+      if (last.compare_exchange_strong(cur, cand, std::memory_order_seq_cst,
                                        std::memory_order_relaxed)) {
         cursor.ms = e;
         cursor.shard = i;

@@ -19,11 +19,12 @@ const char *lease_state_name(LeaseState s) noexcept {
 
 std::string lease_settings_problem(const LeaseSettings &s) {
   char buf[256];
-  if (s.fail_after_ms >= s.ttl_ms) {
+  // At least a second apart: a renewal's answer may come late, and clocks drift.
+  if (s.fail_after_ms > s.ttl_ms - 1000) {
     std::snprintf(buf, sizeof buf,
-                  "snowflake.lease_fail_after (%lld ms) must be below snowflake.lease_ttl "
-                  "(%lld ms): generation must stop before etcd can give the shard to another "
-                  "server",
+                  "snowflake.lease_fail_after (%lld ms) must be at least 1 s below "
+                  "snowflake.lease_ttl (%lld ms): generation must stop before etcd can give the "
+                  "shard to another server",
                   static_cast<long long>(s.fail_after_ms), static_cast<long long>(s.ttl_ms));
     return buf;
   }
@@ -204,13 +205,20 @@ void LeaseMachine::acquire(LeaseStore &store) {
       fail(r);
       return;
     }
-    if (mark.unix_ms != 0 && mark.epoch_ms != host_.epoch_ms()) {
+    const uint64_t epoch = host_.epoch_ms();
+    const uint64_t other = mark.unix_ms != 0 && mark.epoch_ms != epoch ? mark.epoch_ms
+                           : mark.other_epoch_ms != 0 && mark.other_epoch_ms != epoch
+                               ? mark.other_epoch_ms
+                               : 0;
+    if (other != 0) {
       char buf[200];
       std::snprintf(buf, sizeof buf,
-                    "shard %lld's IDs were issued with snowflake.epoch %llu, this server's is "
-                    "%llu",
-                    static_cast<long long>(first), static_cast<unsigned long long>(mark.epoch_ms),
-                    static_cast<unsigned long long>(host_.epoch_ms()));
+                    "shards %lld to %lld hold IDs issued with snowflake.epoch %llu, this "
+                    "server's is %llu",
+                    static_cast<long long>(first),
+                    static_cast<long long>(first + settings_.count - 1),
+                    static_cast<unsigned long long>(other),
+                    static_cast<unsigned long long>(epoch));
       slot_.requests.fetch_add(1);
       (void)store.release(lease_);
       lease_ = 0;
@@ -286,13 +294,13 @@ void LeaseMachine::keep(LeaseStore &store) {
     slot_.expires_mono_ns.store(now + live_ms * 1000000);
     slot_.deadline_mono_ns.store(now + open_ms * 1000000, std::memory_order_seq_cst);
     next_renew_ns_ = now + settings_.renew_ms * 1000000;
-    // Generation stopped meanwhile (the deadline passed before this renewal was sent): say
-    // so, and that the same lease and range go on.
-    const bool was_closed = closed_before;
-    if (was_closed && !reported_lost_)
+    // Generation stopped meanwhile (the deadline passed before this renewal's answer): say
+    // so, and that the same lease and range go on. The lease never ended, so no other server
+    // issued on the range: the IDs' clock need not move.
+    if (closed_before && !reported_lost_)
       host_.lost(last_error_.empty() ? std::string("no renewal reached etcd in time")
                                      : last_error_);
-    if (was_closed || reported_lost_) host_.taken(first_, count_, mark_ms_);
+    if (closed_before || reported_lost_) host_.resumed(first_, count_);
     reported_lost_ = false;
     if (state != LeaseState::kHeld) {
       last_error_.clear();

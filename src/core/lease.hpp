@@ -121,6 +121,9 @@ struct StoreResult {
 struct StoredMark {
   uint64_t unix_ms = 0;  // 0: none stored yet
   uint64_t epoch_ms = 0;
+  // Read for a range: an epoch of another mark of the range that is not epoch_ms (0: none),
+  // so that a range whose shards were used with two epochs is refused, whichever is highest.
+  uint64_t other_epoch_ms = 0;
 };
 
 // What the lease needs of a store. Every call is bounded in time by the implementation.
@@ -154,6 +157,8 @@ class LeaseHost {
   virtual uint64_t epoch_ms() = 0;      // snowflake.epoch
   // A range was taken: every ID from now on must be at or above mark_unix_ms.
   virtual void taken(uint32_t first, uint32_t count, uint64_t mark_unix_ms) = 0;
+  // Renewals went through again after generation had stopped: the same lease and range.
+  virtual void resumed(uint32_t first, uint32_t count) = 0;
   // The lease ended (why) or generation stopped on it.
   virtual void lost(const std::string &why) = 0;
   // Generators may have something to wake for.

@@ -10,8 +10,10 @@
 #include "state.hpp"
 
 extern "C" {
+#include "catalog/pg_authid.h"
 #include "miscadmin.h"
 #include "storage/condition_variable.h"
+#include "utils/acl.h"
 #include "storage/latch.h"
 #include "utils/timestamp.h"
 }
@@ -60,6 +62,12 @@ bool lease_open(const LeaseSlot &lease) {
   return lease.word.load() != 0 && lease.open_at(read_clock(CLOCK_MONOTONIC));
 }
 
+// Whether this role may read etcd's errors: they can name files of settings that only
+// superusers and pg_read_all_settings see (certificates, the password file).
+bool may_read_etcd_errors() {
+  return superuser() || has_privs_of_role(GetUserId(), ROLE_PG_READ_ALL_SETTINGS);
+}
+
 // Why there is no open lease, in words for a DETAIL: the state and etcd's last error.
 const char *lease_detail(const LeaseSlot &lease) {
   char endpoint[256], error[512];
@@ -74,13 +82,18 @@ const char *lease_detail(const LeaseSlot &lease) {
                       lease_fail_after_ms);
       break;
     case LeaseState::kFailing: what = "the lease's renewals are failing"; break;
-    case LeaseState::kHeld: what = "the lease is being replaced"; break;
+    case LeaseState::kHeld: what = "a lease is being taken"; break;
     default:
       what = lease.worker_pid.load() == 0 ? "the lease worker is not running"
                                           : "the lease worker has not started leasing";
   }
-  if (error[0] != '\0') return psprintf("lease_state is %s: %s. Last etcd error: %s",
-                                        lease_state_name(state), what, error);
+  if (error[0] != '\0' && may_read_etcd_errors())
+    return psprintf("lease_state is %s: %s. Last etcd error: %s", lease_state_name(state), what,
+                    error);
+  if (error[0] != '\0')
+    return psprintf("lease_state is %s: %s. snowflake_status().etcd_error (pg_monitor) has "
+                    "etcd's last error.",
+                    lease_state_name(state), what);
   return psprintf("lease_state is %s: %s.", lease_state_name(state), what);
 }
 

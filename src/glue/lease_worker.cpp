@@ -100,6 +100,11 @@ std::string read_password(std::string *error) {
     *error = std::string("could not read snowflake.etcd_password_file \"") + path + "\"";
     return {};
   }
+  if (!password.empty() && password.back() == '\r') password.pop_back();
+  if (password.empty()) {
+    *error = std::string("snowflake.etcd_password_file \"") + path + "\" is empty";
+    return {};
+  }
   return password;
 }
 
@@ -159,8 +164,10 @@ class ServerHost : public LeaseHost {
     // crashed holder's mark the lead fades, further (a clock behind) IDs run from it at full
     // pace, as after a restart behind the reservation.
     const int64_t hold = std::max<int64_t>(hold_ns(), (2 * int64_t{lease_renew_ms} + max_lead_ms) * 1000000);
+    // A millisecond past the mark: a backend's extrapolated monotonic reading may trail the
+    // worker's by microseconds, and must not land in the mark's last millisecond.
     if (mark_unix_ms != 0)
-      (void)clock_carry(state_.clock, static_cast<int64_t>(mark_unix_ms) * 1000000,
+      (void)clock_carry(state_.clock, static_cast<int64_t>(mark_unix_ms + 1) * 1000000,
                         read_clock(CLOCK_MONOTONIC), read_clock(CLOCK_REALTIME), hold);
     remember_first(first);
     if (count == 1)
@@ -168,6 +175,15 @@ class ServerHost : public LeaseHost {
     else
       ereport(WARNING, (errmsg("snowflake leased shards %u to %u from etcd", first,
                                first + count - 1)));
+  }
+  void resumed(uint32_t first, uint32_t count) override {
+    if (count == 1)
+      ereport(WARNING, (errmsg("snowflake renewed its lease of shard %u again", first),
+                        errdetail("snowflake() issues IDs again.")));
+    else
+      ereport(WARNING, (errmsg("snowflake renewed its lease of shards %u to %u again", first,
+                               first + count - 1),
+                        errdetail("snowflake() issues IDs again.")));
   }
   void lost(const std::string &why) override {
     ereport(WARNING, (errmsg("snowflake lost its shard lease: %s", why.c_str()),
@@ -220,8 +236,16 @@ void run(SharedState &state) {
     if (ConfigReloadPending) {
       ConfigReloadPending = false;
       ProcessConfigFile(PGC_SIGHUP);
-      problem.clear();
-      store.reconfigure(etcd_settings(&problem));
+      // New settings that cannot work do not end a lease that the old ones hold.
+      std::string reload_problem;
+      EtcdSettings settings = etcd_settings(&reload_problem);
+      if (reload_problem.empty() || slot.word.load() == 0) {
+        problem = reload_problem;
+        store.reconfigure(std::move(settings));
+      } else {
+        ereport(WARNING, (errmsg("snowflake keeps its etcd settings from before the reload: %s",
+                                 reload_problem.c_str())));
+      }
     }
     long timeout_ms = 1000;
     if (problem.empty()) {

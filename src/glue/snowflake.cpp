@@ -121,8 +121,10 @@ int64 issue_leased(int32 shard) {
       issued_shard = first + r.shard;
     }
     if (likely(step == Step::kIssued)) {
+      // Read again after the compare-and-swap: a backend held up between the first reading
+      // and the swap must not issue on a deadline that passed meanwhile.
       if (unlikely(lease.word.load(std::memory_order_seq_cst) != word ||
-                   !(mono < lease.deadline_mono_ns.load(std::memory_order_seq_cst))))
+                   !(read_mono_fast() < lease.deadline_mono_ns.load(std::memory_order_seq_cst))))
         continue;
       after_issue(&state.reservation, (value >> kSeqBits) + epoch, now_ms + epoch);
       return static_cast<int64>(pack(value >> kSeqBits, issued_shard, value & kMaxSeq));

@@ -274,7 +274,7 @@ my $bad = lease_node('bad', $etcd->endpoints, '30-30', "snowflake.lease_fail_aft
 $bad->start;
 $bad->safe_psql('postgres', 'CREATE EXTENSION snowflake');
 like(generate_error($bad),
-	qr/22023: snowflake.shard_source is etcd, but snowflake.lease_fail_after \(7000 ms\) must be below snowflake.lease_ttl \(6000 ms\)/,
+	qr/22023: snowflake.shard_source is etcd, but snowflake.lease_fail_after \(7000 ms\) must be at least 1 s below snowflake.lease_ttl \(6000 ms\)/,
 	'lease_fail_after at or above lease_ttl: snowflake() refuses (22023), naming both');
 like(slurp_file($bad->logfile), qr/WARNING:  snowflake.shard_source is etcd, but snowflake.lease_fail_after/,
 	'and a WARNING at start said it');

@@ -75,10 +75,15 @@ StoreResult Link::acquire(int64_t lease, uint32_t first, uint32_t count, StoredM
   for (uint32_t s = first; s < first + count; ++s)
     if (store.owners.count(s)) return StoreResult::taken();
   *mark = StoredMark{};
+  std::vector<StoredMark> marks;
   for (uint32_t s = first; s < first + count; ++s) {
     store.owners[s] = lease;
-    if (store.marks.count(s) && store.marks[s].unix_ms > mark->unix_ms) *mark = store.marks[s];
+    if (store.marks.count(s)) marks.push_back(store.marks[s]);
   }
+  for (const StoredMark &m : marks)
+    if (m.unix_ms > mark->unix_ms) *mark = m;
+  for (const StoredMark &m : marks)
+    if (m.epoch_ms != mark->epoch_ms) mark->other_epoch_ms = m.epoch_ms;
   return StoreResult::ok();
 }
 StoreResult Link::renew(int64_t lease, int64_t *ttl_s) {
@@ -137,6 +142,9 @@ struct Server : LeaseHost {
     events.push_back("taken " + std::to_string(first) + "+" + std::to_string(count));
   }
   void lost(const std::string &why) override { events.push_back("lost: " + why); }
+  void resumed(uint32_t first, uint32_t count) override {
+    events.push_back("resumed " + std::to_string(first) + "+" + std::to_string(count));
+  }
   void changed() override {}
 
   void step() { (void)machine->step(link); }
@@ -176,6 +184,9 @@ TEST(LeaseSettings, ProblemsAreNamed) {
   LeaseSettings s;
   s.fail_after_ms = s.ttl_ms;
   EXPECT_NE(lease_settings_problem(s).find("snowflake.lease_fail_after"), std::string::npos);
+  s = LeaseSettings{};
+  s.fail_after_ms = s.ttl_ms - 500;  // less than a second apart
+  EXPECT_NE(lease_settings_problem(s).find("at least 1 s below"), std::string::npos);
   s = LeaseSettings{};
   s.renew_ms = s.fail_after_ms;
   EXPECT_NE(lease_settings_problem(s).find("snowflake.lease_renew"), std::string::npos);
@@ -326,7 +337,7 @@ TEST(Lease, AShortOutageKeepsTheSameLeaseAndShard) {
   // The log says generation stopped and went on.
   ASSERT_GE(a.events.size(), 3u);
   EXPECT_EQ(a.events[a.events.size() - 2].rfind("lost: connection refused", 0), 0u);
-  EXPECT_EQ(a.events.back(), "taken " + std::to_string(first) + "+1");
+  EXPECT_EQ(a.events.back(), "resumed " + std::to_string(first) + "+1");
 }
 
 TEST(Lease, AStateHeldPastItsDeadlineReadsLost) {
@@ -381,13 +392,27 @@ TEST(Lease, TheMarkStaysAheadOfNeedAndTheFinalMarkComesDown) {
   EXPECT_EQ(a.state(), LeaseState::kNone);
 }
 
+TEST(Lease, AnyMarkOfAnotherEpochInTheRangeIsRefused) {
+  FakeStore store;
+  // The highest mark of the range has this server's epoch, a lower one another.
+  store.marks[4] = StoredMark{kWallMs - 5000, 1288834974657};
+  store.marks[5] = StoredMark{kWallMs, kEpoch};
+  Server a(store, settings(4, 5, 2));
+  run(store, {&a}, 500);
+  EXPECT_EQ(a.slot.word.load(), 0u);
+  EXPECT_NE(a.machine->last_error().find("shards 4 to 5 hold IDs issued with snowflake.epoch 1288834974657"),
+            std::string::npos)
+      << a.machine->last_error();
+}
+
 TEST(Lease, AMarkOfAnotherEpochIsRefused) {
   FakeStore store;
   store.marks[0] = StoredMark{kWallMs, 1288834974657};
   Server a(store, settings(0, 0));
   run(store, {&a}, 500);
   EXPECT_EQ(a.slot.word.load(), 0u);
-  EXPECT_NE(a.machine->last_error().find("epoch 1288834974657"), std::string::npos);
+  EXPECT_NE(a.machine->last_error().find("epoch 1288834974657"), std::string::npos)
+      << a.machine->last_error();
   EXPECT_TRUE(store.owners.empty());  // released, not kept
 }
 
