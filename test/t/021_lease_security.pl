@@ -67,6 +67,11 @@ $node->poll_query_until('postgres', q{SELECT etcd_error LIKE '%authentication as
   or die 'no authentication error: ' . $node->safe_psql('postgres', 'SELECT lease_state, etcd_error FROM snowflake_status()');
 ($ret, $out, $err) = $node->psql('postgres', "\\set VERBOSITY verbose\nSELECT snowflake()");
 like($err, qr/SF001: .*authentication as "fleet" failed/s, 'a wrong password: SF001, and the DETAIL says authentication failed');
+my ($pret, $pout, $perr) = $node->psql('postgres', "\\set VERBOSITY verbose\nSELECT snowflake()",
+	extra_params => [ '-U', 'plain' ]);
+like($perr, qr/SF001: .*snowflake_status\(\)\.etcd_error \(pg_monitor\) has etcd's last error/s,
+	'a role that may not read every setting gets SF001 without etcd\'s words');
+unlike($perr, qr/authentication|password/, 'nothing of the password file in it');
 
 # A password file that others may read is refused.
 chmod 0644, $pwfile;
