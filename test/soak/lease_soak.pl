@@ -84,13 +84,21 @@ while [ "\$(date +%s)" -lt $end ]; do
 done} ]);
 }
 
+# Waits $s seconds whatever signals come: sleep returns early when a child process ends.
+sub pause_for
+{
+	my $until = time + shift;
+	while ((my $left = $until - time) > 0) { Time::HiRes::sleep($left); }
+	return;
+}
+
 # The faults.
 my @faults;    # [time, server (or -1: all), what]
 my @kinds = ('kill', 'restart', 'partition', 'clock back', 'clock forward', 'member');
 @kinds = grep { !/clock/ } @kinds unless $faketime;
 while (time < $end - 40)
 {
-	sleep(15 + int(rand(15)));
+	pause_for(15 + int(rand(15)));
 	last if time >= $end - 25;
 	my $kind = $kinds[ int(rand(@kinds)) ];
 	my $i = int(rand(4));
@@ -108,7 +116,7 @@ while (time < $end - 40)
 	elsif ($kind eq 'partition')
 	{
 		$proxies[$i]->pause;
-		sleep 10;
+		pause_for(10);
 		$proxies[$i]->resume;
 	}
 	elsif ($kind =~ /^clock (back|forward)/)
@@ -123,9 +131,10 @@ while (time < $end - 40)
 		my $m = int(rand(3));
 		$kind = "etcd member m$m stopped";
 		$etcd->stop_member($m);
-		sleep 15;
+		pause_for(15);
 		$etcd->start_member($m);
 	}
+	$kind .= sprintf(' %.0f s', time - $at) if $kind =~ /^partition|^etcd member/;
 	push @faults, [ $at, $i, $kind ];
 	note(sprintf('%4.0f s: %s on %s', $at - ($end - $seconds), $kind, $i < 0 ? 'etcd' : "s$i"));
 }
