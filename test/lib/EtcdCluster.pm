@@ -158,6 +158,10 @@ sub start_member
 		'--initial-cluster' => $self->initial_cluster,
 		'--initial-cluster-token' => "snowflake-$self->{name}",
 		'--initial-cluster-state' => $state // 'existing',
+		# On a loaded machine (CI's, the matrix's) the default 100 ms heartbeat and 1 s election
+		# timeout elect leaders over and over; the tests are about the servers, not that.
+		'--heartbeat-interval' => 250,
+		'--election-timeout' => 2500,
 		@tls);
 	return;
 }

@@ -40,7 +40,7 @@ snowflake.shard_pool = '$pool'
 snowflake.lease_ttl = 6s
 snowflake.lease_renew = 1s
 snowflake.lease_fail_after = 3s
-snowflake.reservation_timeout = 2s
+snowflake.reservation_timeout = 5s
 } . ($extra // ''), allows_streaming => 1);
 }
 

@@ -31,7 +31,7 @@ snowflake.etcd_password_file = 'etcd.password'
 snowflake.lease_ttl = 6s
 snowflake.lease_renew = 1s
 snowflake.lease_fail_after = 3s
-snowflake.reservation_timeout = 2s
+snowflake.reservation_timeout = 5s
 });
 my $pwfile = $node->data_dir . '/etcd.password';
 PostgreSQL::Test::Utils::append_to_file($pwfile, "$password\n");
