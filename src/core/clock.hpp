@@ -61,6 +61,7 @@ struct ClockTick {
   int64_t unix_ns;   // the IDs' time: never smaller than a previous tick of any backend
   ClockEvent event;  // a step seen by this call, to be reported once
   int64_t step_ns;   // its size
+  int64_t mono_ns;   // the monotonic reading the time was taken from
 };
 
 // The floor line at monotonic time mono_ns: base + 3/4 of mono (kClockUnset: none).
@@ -193,7 +194,7 @@ SyncResult clock_sync(ClockState &state, const ClockSnapshot &snap, int64_t seen
 template <typename FastFn, typename MonoFn, typename WallFn>
 inline ClockTick clock_now(ClockState &state, LocalClock &local, FastFn fast, MonoFn mono,
                            WallFn wall) noexcept {
-  ClockTick tick{0, ClockEvent::kNone, 0};
+  ClockTick tick{0, ClockEvent::kNone, 0, 0};
   int64_t m = fast();
   if (m >= local.next_sync_ns ||
       state.offset_ns.load(std::memory_order_relaxed) == kClockUnset) {
@@ -212,6 +213,7 @@ inline ClockTick clock_now(ClockState &state, LocalClock &local, FastFn fast, Mo
       }
     }
   }
+  tick.mono_ns = m;
   tick.unix_ns = std::max(m + state.offset_ns.load(std::memory_order_relaxed),
                           clock_floor_at(state, m));
   return tick;

@@ -31,18 +31,20 @@ inline int64_t read_mono_fast() {
   return read_clock(CLOCK_MONOTONIC);
 }
 
-// The never-backwards clock in Unix milliseconds; reports clock steps as WARNINGs.
-inline uint64_t clock_now_unix_ms(ClockState &clock) {
+// The never-backwards clock in Unix milliseconds; reports clock steps as WARNINGs. *mono_ns,
+// if given, receives the monotonic reading it was taken from.
+inline uint64_t clock_now_unix_ms(ClockState &clock, int64_t *mono_ns = nullptr) {
   const ClockTick tick = clock_now(
       clock, local_clock, [] { return read_mono_fast(); },
       [] { return read_clock(CLOCK_MONOTONIC); }, [] { return read_clock(CLOCK_REALTIME); });
   if (unlikely(tick.event != ClockEvent::kNone)) report_clock_event(tick);
+  if (mono_ns != nullptr) *mono_ns = tick.mono_ns;
   return static_cast<uint64_t>(tick.unix_ns / 1000000);
 }
 
 // The same in milliseconds since snowflake.epoch; an ERROR when the clock is before it.
-inline uint64_t clock_now_ms(ClockState &clock) {
-  const int64_t unix_ms = static_cast<int64_t>(clock_now_unix_ms(clock));
+inline uint64_t clock_now_ms(ClockState &clock, int64_t *mono_ns = nullptr) {
+  const int64_t unix_ms = static_cast<int64_t>(clock_now_unix_ms(clock, mono_ns));
   if (unlikely(unix_ms < epoch_ms)) raise_before_epoch(unix_ms);
   return static_cast<uint64_t>(unix_ms - epoch_ms);
 }

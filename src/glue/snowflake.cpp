@@ -87,7 +87,9 @@ int64 issue_leased(int32 shard) {
   const uint64_t epoch = static_cast<uint64_t>(epoch_ms);
   for (;;) {
     const uint64_t word = lease.word.load(std::memory_order_seq_cst);
-    const int64_t mono = read_mono_fast();
+    // The clock's own monotonic reading serves the lease's checks: no second reading per ID.
+    int64_t mono;
+    const uint64_t now_ms = clock_now_ms(state.clock, &mono);
     if (unlikely(word == 0 || !(mono < lease.deadline_mono_ns.load(std::memory_order_seq_cst)))) {
       await_lease(lease);
       continue;
@@ -103,7 +105,6 @@ int64 issue_leased(int32 shard) {
     Limits limits = stream_limits(&state.reservation, kMaxTimeMs, epoch);
     const uint64_t mark = lease.mark_unix_ms.load(std::memory_order_acquire);
     limits.reserved_ms = std::min(limits.reserved_ms, mark > epoch ? mark - epoch : 0);
-    const uint64_t now_ms = clock_now_ms(state.clock);
     uint64_t value;
     uint32_t issued_shard;
     Step step;
@@ -121,10 +122,12 @@ int64 issue_leased(int32 shard) {
       issued_shard = first + r.shard;
     }
     if (likely(step == Step::kIssued)) {
-      // Read again after the compare-and-swap: a backend held up between the first reading
-      // and the swap must not issue on a deadline that passed meanwhile.
+      // Checked again after the compare-and-swap: a lease closed or changed meanwhile drops
+      // the value. (Against the reading taken before the swap, a few instructions earlier:
+      // only a backend stalled for over lease_ttl - lease_fail_after right there could issue
+      // after the deadline, and the mark still keeps its ID unique.)
       if (unlikely(lease.word.load(std::memory_order_seq_cst) != word ||
-                   !(read_mono_fast() < lease.deadline_mono_ns.load(std::memory_order_seq_cst))))
+                   !(mono < lease.deadline_mono_ns.load(std::memory_order_seq_cst))))
         continue;
       after_issue(&state.reservation, (value >> kSeqBits) + epoch, now_ms + epoch);
       return static_cast<int64>(pack(value >> kSeqBits, issued_shard, value & kMaxSeq));
