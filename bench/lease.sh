@@ -36,7 +36,7 @@ as_user rm -rf "$DIR"
 as_user mkdir -p "$DIR"
 ETCD_PORT=$(free_port 23790)
 ETCD_PEER=$(free_port $((ETCD_PORT + 1)))
-as_user etcd --name bench --data-dir "$DIR/etcd" \
+"${EXEC_AS_USER[@]}" etcd --name bench --data-dir "$DIR/etcd" \
   --listen-client-urls "http://127.0.0.1:$ETCD_PORT" --advertise-client-urls "http://127.0.0.1:$ETCD_PORT" \
   --listen-peer-urls "http://127.0.0.1:$ETCD_PEER" --initial-advertise-peer-urls "http://127.0.0.1:$ETCD_PEER" \
   --initial-cluster "bench=http://127.0.0.1:$ETCD_PEER" >"$DIR/etcd.log" 2>&1 &

@@ -27,7 +27,7 @@ as_user rm -rf "$DIR"
 as_user mkdir -p "$DIR/out"
 ETCD_PORT=$(free_port 23920)
 ETCD_PEER=$(free_port $((ETCD_PORT + 1)))
-as_user etcd --name bench --data-dir "$DIR/etcd-data" \
+"${EXEC_AS_USER[@]}" etcd --name bench --data-dir "$DIR/etcd-data" \
   --listen-client-urls "http://127.0.0.1:$ETCD_PORT" --advertise-client-urls "http://127.0.0.1:$ETCD_PORT" \
   --listen-peer-urls "http://127.0.0.1:$ETCD_PEER" --initial-advertise-peer-urls "http://127.0.0.1:$ETCD_PEER" \
   --initial-cluster "bench=http://127.0.0.1:$ETCD_PEER" >"$DIR/etcd.log" 2>&1 &
@@ -61,8 +61,7 @@ for mode in config etcd; do
     fi
   } | as_user tee -a "$DIR/$mode/postgresql.conf" >/dev/null
   # callgrind on the postmaster and every process it starts, one file each.
-  setpriv --reuid="$SERVER_USER" --regid="$SERVER_USER" --init-groups -- \
-    valgrind --tool=callgrind --trace-children=yes --callgrind-out-file="$DIR/out/$mode.%p" \
+  "${EXEC_AS_USER[@]}" valgrind --tool=callgrind --trace-children=yes --callgrind-out-file="$DIR/out/$mode.%p" \
     "$PG_BIN/postgres" -D "$DIR/$mode" >"$DIR/$mode.log" 2>&1 &
   PIDS+=($!)
 done

@@ -66,6 +66,13 @@ install_packages() {
   return "$status"
 }
 
+# A prefix that runs a command as the server user in place ("${EXEC_AS_USER[@]}" cmd &):
+# setpriv execs where runuser forks and waits, so that the PID of a background job is the
+# command's own, and a signal sent to it reaches it. Empty when not root.
+EXEC_AS_USER=()
+[ "$(id -u)" != 0 ] ||
+  EXEC_AS_USER=(setpriv --reuid="$SERVER_USER" --regid="$SERVER_USER" --init-groups --)
+
 ensure_server_user() {
   [ "$(id -u)" = 0 ] || return 0
   id -u "$SERVER_USER" >/dev/null 2>&1 && return 0
