@@ -34,26 +34,17 @@ build_and_install
 DIR=$WORK/lease-bench
 as_user rm -rf "$DIR"
 as_user mkdir -p "$DIR"
-ETCD_PORT=$(free_port 23790)
-ETCD_PEER=$(free_port $((ETCD_PORT + 1)))
-"${EXEC_AS_USER[@]}" etcd --name bench --data-dir "$DIR/etcd" \
-  --listen-client-urls "http://127.0.0.1:$ETCD_PORT" --advertise-client-urls "http://127.0.0.1:$ETCD_PORT" \
-  --listen-peer-urls "http://127.0.0.1:$ETCD_PEER" --initial-advertise-peer-urls "http://127.0.0.1:$ETCD_PEER" \
-  --initial-cluster "bench=http://127.0.0.1:$ETCD_PEER" >"$DIR/etcd.log" 2>&1 &
-ETCD_PID=$!
 
 CONFIG_PSQL=() ETCD_PSQL=() CONFIG_DATA= ETCD_DATA=
 stop_all() {
   [ -z "$CONFIG_DATA" ] || as_user "$PG_BIN/pg_ctl" -D "$CONFIG_DATA" -m fast stop >/dev/null 2>&1 || true
   [ -z "$ETCD_DATA" ] || as_user "$PG_BIN/pg_ctl" -D "$ETCD_DATA" -m fast stop >/dev/null 2>&1 || true
-  kill "$ETCD_PID" 2>/dev/null || true
-  wait "$ETCD_PID" 2>/dev/null || true
+  [ -z "$ETCD_PID" ] || kill "$ETCD_PID" 2>/dev/null || true
+  wait 2>/dev/null || true
 }
+ETCD_PID=
 trap stop_all EXIT
-for _ in $(seq 1 300); do
-  curl -fsS "http://127.0.0.1:$ETCD_PORT/health" 2>/dev/null | grep -q '"health":"true"' && break
-  sleep 0.1
-done
+start_etcd "$DIR" 23790
 
 start_server "$DIR/config" "${SNOWFLAKE_BENCH_PORT:-54371}" <<'CONF'
 snowflake.shard_id = 1

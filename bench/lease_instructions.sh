@@ -25,23 +25,18 @@ build_and_install
 DIR=$WORK/lease-instructions
 as_user rm -rf "$DIR"
 as_user mkdir -p "$DIR/out"
-ETCD_PORT=$(free_port 23920)
-ETCD_PEER=$(free_port $((ETCD_PORT + 1)))
-"${EXEC_AS_USER[@]}" etcd --name bench --data-dir "$DIR/etcd-data" \
-  --listen-client-urls "http://127.0.0.1:$ETCD_PORT" --advertise-client-urls "http://127.0.0.1:$ETCD_PORT" \
-  --listen-peer-urls "http://127.0.0.1:$ETCD_PEER" --initial-advertise-peer-urls "http://127.0.0.1:$ETCD_PEER" \
-  --initial-cluster "bench=http://127.0.0.1:$ETCD_PEER" >"$DIR/etcd.log" 2>&1 &
-ETCD_PID=$!
+ETCD_PID=
 PIDS=()
 stop_all() {
   local p
   for p in "${PIDS[@]}"; do kill -INT "$p" 2>/dev/null || true; done
   sleep 2
   for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
-  kill "$ETCD_PID" 2>/dev/null || true
+  [ -z "$ETCD_PID" ] || kill "$ETCD_PID" 2>/dev/null || true
   wait 2>/dev/null || true
 }
 trap stop_all EXIT
+start_etcd "$DIR" 23920
 
 psql_on() { as_user "$PG_BIN/psql" -X -At -h "$DIR" -p "$1" -U postgres -d postgres "${@:2}"; }
 declare -A PORT=([config]=$(free_port 55610) [etcd]=$(free_port 55620))

@@ -183,6 +183,25 @@ CONF
     -v ON_ERROR_STOP=1)
 }
 
+# A one-member etcd of the benchmarks, data in $1, as the server user on a free loopback port
+# at or after $2: sets ETCD_PORT and ETCD_PID (etcd's own PID), and waits until it is healthy.
+start_etcd() {
+  local dir=$1 peer
+  ETCD_PORT=$(free_port "$2")
+  peer=$(free_port $((ETCD_PORT + 1)))
+  "${EXEC_AS_USER[@]}" etcd --name bench --data-dir "$dir/etcd-data" \
+    --listen-client-urls "http://127.0.0.1:$ETCD_PORT" --advertise-client-urls "http://127.0.0.1:$ETCD_PORT" \
+    --listen-peer-urls "http://127.0.0.1:$peer" --initial-advertise-peer-urls "http://127.0.0.1:$peer" \
+    --initial-cluster "bench=http://127.0.0.1:$peer" >"$dir/etcd.log" 2>&1 &
+  ETCD_PID=$!
+  local i
+  for i in $(seq 1 300); do
+    curl -fsS "http://127.0.0.1:$ETCD_PORT/health" 2>/dev/null | grep -q '"health":"true"' && return 0
+    sleep 0.1
+  done
+  die "etcd did not start: see $dir/etcd.log"
+}
+
 stop_server() {
   as_user "$PG_BIN/pg_ctl" -D "$SERVER_DATA" -m fast stop >/dev/null
 }

@@ -434,29 +434,45 @@ StoreResult EtcdStore::grant(int64_t ttl_s, int64_t *lease) try {
   return StoreResult::failed("lease grant: out of memory");
 }
 
-StoreResult EtcdStore::held(uint32_t low, uint32_t high, std::vector<uint32_t> *shards) try {
-  const std::string from = etcd_owner_key(settings_.prefix, low);
-  const std::string to = etcd_owner_key(settings_.prefix, high + 1);
-  const json req = {{"key", base64_encode(from)}, {"range_end", base64_encode(to)},
-                    {"keys_only", true}};
+StoreResult EtcdStore::range(const char *what, const std::string &from, const std::string &to,
+                             bool keys_only, std::string *body) {
+  json req = {{"key", base64_encode(from)}, {"range_end", base64_encode(to)}};
+  if (keys_only) req["keys_only"] = true;
   Response r;
   std::string error;
   if (!call("/v3/kv/range", req.dump(), &r, &error)) return StoreResult::failed(error);
   const json j = parse_first(r.body);
   if (r.status != 200 || !j.is_object() || j.contains("error"))
-    return answer_error("range of owner keys", r.status, r.body);
+    return answer_error(what, r.status, r.body);
+  *body = std::move(r.body);
+  return StoreResult::ok();
+}
+
+namespace {
+
+// The key-values of a range's answer (etcd leaves the field out when there are none).
+json kvs_of(const std::string &body) {
+  const json j = parse_first(body);
+  return j.contains("kvs") && j["kvs"].is_array() ? j["kvs"] : json::array();
+}
+
+}  // namespace
+
+StoreResult EtcdStore::held(uint32_t low, uint32_t high, std::vector<uint32_t> *shards) try {
+  std::string body;
+  const StoreResult r = range("range of owner keys", etcd_owner_key(settings_.prefix, low),
+                              etcd_owner_key(settings_.prefix, high + 1), true, &body);
+  if (r.status != StoreStatus::kOk) return r;
   const std::string head = settings_.prefix + "/owner/";
-  if (j.contains("kvs") && j["kvs"].is_array()) {
-    for (const json &kv : j["kvs"]) {
-      std::string key;
-      if (!kv.is_object() || !kv.contains("key") || !kv["key"].is_string() ||
-          !base64_decode(kv["key"].get<std::string>(), &key) || key.rfind(head, 0) != 0)
-        continue;
-      const std::string digits = key.substr(head.size());
-      if (digits.size() != 4 || digits.find_first_not_of("0123456789") != std::string::npos)
-        continue;
-      shards->push_back(static_cast<uint32_t>(std::stoul(digits)));
-    }
+  for (const json &kv : kvs_of(body)) {
+    std::string key;
+    if (!kv.is_object() || !kv.contains("key") || !kv["key"].is_string() ||
+        !base64_decode(kv["key"].get<std::string>(), &key) || key.rfind(head, 0) != 0)
+      continue;
+    const std::string digits = key.substr(head.size());
+    if (digits.size() != 4 || digits.find_first_not_of("0123456789") != std::string::npos)
+      continue;
+    shards->push_back(static_cast<uint32_t>(std::stoul(digits)));
   }
   return StoreResult::ok();
 } catch (const json::exception &e) {
@@ -466,15 +482,11 @@ StoreResult EtcdStore::held(uint32_t low, uint32_t high, std::vector<uint32_t> *
 }
 
 StoreResult EtcdStore::read_mark(uint32_t first, uint32_t count, StoredMark *mark) try {
-  const json req = {{"key", base64_encode(etcd_mark_key(settings_.prefix, first))},
-                    {"range_end", base64_encode(etcd_mark_key(settings_.prefix, first + count))}};
-  Response r;
-  std::string error;
-  if (!call("/v3/kv/range", req.dump(), &r, &error)) return StoreResult::failed(error);
-  const json j = parse_first(r.body);
-  if (r.status != 200 || !j.is_object() || j.contains("error"))
-    return answer_error("range of marks", r.status, r.body);
-  if (!fold_marks(j.contains("kvs") ? j["kvs"] : json::array(), mark))
+  std::string body;
+  const StoreResult r = range("range of marks", etcd_mark_key(settings_.prefix, first),
+                              etcd_mark_key(settings_.prefix, first + count), false, &body);
+  if (r.status != StoreStatus::kOk) return r;
+  if (!fold_marks(kvs_of(body), mark))
     return StoreResult::failed("a mark under " + settings_.prefix +
                                "/mark/ is not one this extension wrote");
   return StoreResult::ok();
@@ -486,20 +498,15 @@ StoreResult EtcdStore::read_mark(uint32_t first, uint32_t count, StoredMark *mar
 
 StoreResult EtcdStore::owners_all_ours(int64_t lease, uint32_t first, uint32_t count,
                                        bool *ours) try {
-  const json req = {{"key", base64_encode(etcd_owner_key(settings_.prefix, first))},
-                    {"range_end", base64_encode(etcd_owner_key(settings_.prefix, first + count))}};
-  Response r;
-  std::string error;
-  if (!call("/v3/kv/range", req.dump(), &r, &error)) return StoreResult::failed(error);
-  const json j = parse_first(r.body);
-  if (r.status != 200 || !j.is_object() || j.contains("error"))
-    return answer_error("range of owner keys", r.status, r.body);
+  std::string body;
+  const StoreResult r = range("range of owner keys", etcd_owner_key(settings_.prefix, first),
+                              etcd_owner_key(settings_.prefix, first + count), false, &body);
+  if (r.status != StoreStatus::kOk) return r;
   uint32_t mine = 0;
-  if (j.contains("kvs") && j["kvs"].is_array())
-    for (const json &kv : j["kvs"]) {
-      int64_t owner = 0;
-      if (kv.is_object() && json_int(kv, "lease", &owner) && owner == lease) ++mine;
-    }
+  for (const json &kv : kvs_of(body)) {
+    int64_t owner = 0;
+    if (kv.is_object() && json_int(kv, "lease", &owner) && owner == lease) ++mine;
+  }
   *ours = mine == count;
   return StoreResult::ok();
 } catch (const json::exception &e) {

@@ -78,6 +78,9 @@ class EtcdStore : public LeaseStore {
   bool post(const std::string &url, const char *path, const std::string &body, Response *out,
             std::string *error, long timeout_ms);
   bool authenticate(const std::string &url, std::string *error, long timeout_ms);
+  // The answer to a range request over [from, to) (*body), or what went wrong, named what.
+  StoreResult range(const char *what, const std::string &from, const std::string &to,
+                    bool keys_only, std::string *body);
   StoreResult owners_all_ours(int64_t lease, uint32_t first, uint32_t count, bool *ours);
   StoreResult read_mark(uint32_t first, uint32_t count, StoredMark *mark);
 

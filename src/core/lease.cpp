@@ -126,6 +126,10 @@ int64_t LeaseMachine::request_timeout_retry() const noexcept {
   return std::clamp<int64_t>(settings_.renew_ms / 4, 100, 1000) * 1000000;
 }
 
+std::string LeaseMachine::why_closed() const {
+  return last_error_.empty() ? std::string("no renewal reached etcd in time") : last_error_;
+}
+
 uint64_t LeaseMachine::need_ms() { return std::max(host_.ids_unix_ms(), host_.needed_unix_ms()); }
 
 void LeaseMachine::fail(const StoreResult &r) {
@@ -298,8 +302,7 @@ void LeaseMachine::keep(LeaseStore &store) {
     // so, and that the same lease and range go on. The lease never ended, so no other server
     // issued on the range: the IDs' clock need not move.
     if (closed_before && !reported_lost_)
-      host_.lost(last_error_.empty() ? std::string("no renewal reached etcd in time")
-                                     : last_error_);
+      host_.lost(why_closed());
     if (closed_before || reported_lost_) host_.resumed(first_, count_);
     reported_lost_ = false;
     if (state != LeaseState::kHeld) {
@@ -326,8 +329,7 @@ int64_t LeaseMachine::step(LeaseStore &store) {
     if (now >= deadline && state != LeaseState::kLost) {
       set_state(LeaseState::kLost);
       if (!reported_lost_)
-        host_.lost(last_error_.empty() ? std::string("no renewal reached etcd in time")
-                                       : last_error_);
+        host_.lost(why_closed());
       reported_lost_ = true;
       host_.changed();
     }

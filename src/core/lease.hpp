@@ -208,6 +208,7 @@ class LeaseMachine {
   void set_state(LeaseState s) noexcept;
   int64_t request_timeout_retry() const noexcept;
   uint64_t need_ms();
+  std::string why_closed() const;  // why generation stopped, for the log
 
   LeaseSlot &slot_;
   LeaseHost &host_;

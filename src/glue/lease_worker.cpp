@@ -108,17 +108,6 @@ std::string read_password(std::string *error) {
   return password;
 }
 
-LeaseSettings lease_settings() {
-  LeaseSettings s;
-  s.pool_low = shard_pool_low;
-  s.pool_high = shard_pool_high;
-  s.count = static_cast<uint32_t>(shard_count);
-  s.ttl_ms = int64_t{lease_ttl_s} * 1000;
-  s.renew_ms = lease_renew_ms;
-  s.fail_after_ms = lease_fail_after_ms;
-  return s;
-}
-
 // The store's settings from the server's, and what is wrong with them ("" when nothing).
 EtcdSettings etcd_settings(std::string *problem) {
   EtcdSettings s;
@@ -230,7 +219,7 @@ void run(SharedState &state) {
   std::string problem;
   EtcdStore store(etcd_settings(&problem), [] { return ShutdownRequestPending && !stopping; });
   ServerHost host(state);
-  LeaseMachine machine(slot, host, lease_settings(), remembered_first());
+  LeaseMachine machine(slot, host, configured_lease(), remembered_first());
   slot.state.store(static_cast<int>(LeaseState::kAcquiring));
   while (!ShutdownRequestPending) {
     if (ConfigReloadPending) {

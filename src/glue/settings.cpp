@@ -175,14 +175,7 @@ bool check_etcd_prefix(char **newval, void **, GucSource) {
 
 // Lease mode's settings that do not fit together, as found at start.
 void find_lease_setting_problem() {
-  snowflake::LeaseSettings s;
-  s.pool_low = shard_pool_low;
-  s.pool_high = shard_pool_high;
-  s.count = static_cast<uint32_t>(shard_count);
-  s.ttl_ms = int64_t{lease_ttl_s} * 1000;
-  s.renew_ms = lease_renew_ms;
-  s.fail_after_ms = lease_fail_after_ms;
-  std::string problem = snowflake::lease_settings_problem(s);
+  std::string problem = snowflake::lease_settings_problem(configured_lease());
   if (problem.empty() && shard_id_in_file)
     problem = "snowflake.shard_id is set in the configuration file, but snowflake.shard_source "
               "is etcd: the shards come from the lease";
@@ -328,6 +321,17 @@ void define_settings() {
       GUC_SUPERUSER_ONLY, nullptr, nullptr, nullptr);
   check_lease_settings();
   MarkGUCPrefixReserved("snowflake");
+}
+
+LeaseSettings configured_lease() {
+  LeaseSettings s;
+  s.pool_low = shard_pool_low;
+  s.pool_high = shard_pool_high;
+  s.count = static_cast<uint32_t>(shard_count);
+  s.ttl_ms = int64_t{lease_ttl_s} * 1000;
+  s.renew_ms = lease_renew_ms;
+  s.fail_after_ms = lease_fail_after_ms;
+  return s;
 }
 
 void raise_bad_setting() {

@@ -30,6 +30,8 @@ extern char *etcd_cafile, *etcd_certfile, *etcd_keyfile, *etcd_user, *etcd_passw
 // Why lease mode cannot work with these settings (set at start, "" when it can): the server
 // runs, and snowflake() refuses with this.
 extern char lease_setting_problem[320];
+// Lease mode's settings, as the lease machine takes them.
+LeaseSettings configured_lease();
 
 // Epochs (the setting's and the epoch arguments') from 1970 to 2100: wide enough for every
 // real scheme (Instagram's is 2011), narrow enough that no conversion to timestamptz can
