@@ -140,6 +140,18 @@ void LeaseMachine::fail(const StoreResult &r) {
     set_state(LeaseState::kFailing);
 }
 
+bool LeaseMachine::settle(const StoreResult &r) {
+  if (r.status == StoreStatus::kLost) {
+    forget_lease("the lease expired in etcd");
+    return true;
+  }
+  if (r.status != StoreStatus::kOk) {
+    fail(r);
+    return true;
+  }
+  return false;
+}
+
 void LeaseMachine::close() noexcept {
   slot_.deadline_mono_ns.store(0, std::memory_order_seq_cst);
 }
@@ -260,15 +272,7 @@ void LeaseMachine::extend_mark(LeaseStore &store) {
   if (!mark_due(need, mark_ms_, settings_.renew_ms)) return;
   const StoredMark target{mark_target(need, settings_.renew_ms), host_.epoch_ms()};
   slot_.requests.fetch_add(1);
-  const StoreResult r = store.mark(lease_, first_, count_, target);
-  if (r.status == StoreStatus::kLost) {
-    forget_lease("the lease expired in etcd");
-    return;
-  }
-  if (r.status != StoreStatus::kOk) {
-    fail(r);
-    return;
-  }
+  if (settle(store.mark(lease_, first_, count_, target))) return;
   mark_ms_ = target.unix_ms;
   slot_.mark_unix_ms.store(mark_ms_, std::memory_order_seq_cst);
   host_.changed();
@@ -281,15 +285,7 @@ void LeaseMachine::keep(LeaseStore &store) {
     int64_t ttl_s = 0;
     const int64_t old_deadline = slot_.deadline_mono_ns.load();
     slot_.requests.fetch_add(1);
-    const StoreResult r = store.renew(lease_, &ttl_s);
-    if (r.status == StoreStatus::kLost) {
-      forget_lease("the lease expired in etcd");
-      return;
-    }
-    if (r.status != StoreStatus::kOk) {
-      fail(r);
-      return;
-    }
+    if (settle(store.renew(lease_, &ttl_s))) return;
     const bool closed_before = host_.mono_ns() >= old_deadline;
     alive_sent_ns_ = now;
     // The store counts the time to live from its receipt, after now: the lease outlives both.

@@ -205,6 +205,9 @@ class LeaseMachine {
   void extend_mark(LeaseStore &store);
   void forget_lease(const std::string &why);
   void fail(const StoreResult &r);
+  // An answer about the held lease other than kOk: the lease gone (forgotten), or a failure
+  // (retried). True if it was one.
+  bool settle(const StoreResult &r);
   void set_state(LeaseState s) noexcept;
   int64_t request_timeout_retry() const noexcept;
   uint64_t need_ms();
