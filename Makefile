@@ -4,7 +4,7 @@ EXTVERSION = $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" $(EXTENSION).co
 MODULE_big = snowflake
 CORE_OBJS = src/core/clock.o src/core/chacha.o src/core/id128.o src/core/ulid_codec.o \
 	src/core/lease.o src/core/etcd_store.o \
-	src/core/foreign_codec.o
+	src/core/foreign_codec.o src/core/mask.o
 # The glue: one file per SQL family (snowflake, uuidv7, ulid, foreign, observe, status), the
 # module's start-up and settings, and what the families share (src/glue/*.hpp).
 GLUE_OBJS = src/glue/module.o src/glue/settings.o src/glue/clock.o src/glue/random.o \
@@ -44,7 +44,7 @@ PG_CXXFLAGS += -fvisibility=hidden
 PG_CPPFLAGS += -isystem $(shell $(PG_CONFIG) --includedir-server)
 PG_CPPFLAGS += -DSNOWFLAKE_VERSION='"$(EXTVERSION)"'
 
-SHLIB_LINK += -lstdc++ -lcurl
+SHLIB_LINK += -lstdc++ -lcurl -lcrypto
 # The server loads libraries RTLD_GLOBAL: calls inside this one bind to its own functions,
 # never to a same-named one of a library loaded before it (ELF linkers; others bind so anyway).
 ifneq ($(findstring linux,$(shell $(CXX) -dumpmachine)),)
@@ -86,7 +86,7 @@ UNIT_SRCS = $(wildcard test/unit/*.cpp) $(CORE_OBJS:.o=.cpp)
 test/unit/unit_tests: $(UNIT_SRCS) $(wildcard src/core/*.hpp)
 	$(CXX) -std=c++17 -O2 -g -Wall -Wextra $(WERROR) -pthread $(CHACHA_FLAGS) -Isrc/core -o $@ \
 		$(UNIT_SRCS) \
-		-lgtest -lgtest_main -lcurl
+		-lgtest -lgtest_main -lcurl -lcrypto
 
 unitcheck: test/unit/unit_tests
 	test/unit/unit_tests

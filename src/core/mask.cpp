@@ -1,0 +1,438 @@
+#include "mask.hpp"
+
+#include "id128.hpp"
+#include "ulid_codec.hpp"
+
+#include <cstdio>
+#include <cstring>
+#include <new>
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/sha.h>
+
+namespace snowflake {
+
+namespace {
+
+int hex_digit(char c) noexcept {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+bool is_space(char c) noexcept { return c == ' ' || c == '\t' || c == '\r'; }
+
+// One whitespace-separated word of [*pos, end).
+bool next_word(const char *&pos, const char *end, const char **word, size_t *len) noexcept {
+  while (pos < end && is_space(*pos)) ++pos;
+  if (pos == end) return false;
+  *word = pos;
+  while (pos < end && !is_space(*pos)) ++pos;
+  *len = static_cast<size_t>(pos - *word);
+  return true;
+}
+
+uint64_t load_le64(const uint8_t in[8]) noexcept {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = (v << 8) | in[i];
+  return v;
+}
+
+uint64_t rotl(uint64_t x, int b) noexcept { return (x << b) | (x >> (64 - b)); }
+
+struct Sip {
+  uint64_t v0, v1, v2, v3;
+  void round() noexcept {
+    v0 += v1;
+    v2 += v3;
+    v1 = rotl(v1, 13);
+    v3 = rotl(v3, 16);
+    v1 ^= v0;
+    v3 ^= v2;
+    v0 = rotl(v0, 32);
+    v2 += v1;
+    v0 += v3;
+    v1 = rotl(v1, 17);
+    v3 = rotl(v3, 21);
+    v1 ^= v2;
+    v3 ^= v0;
+    v2 = rotl(v2, 32);
+  }
+  void absorb(uint64_t m) noexcept {
+    v3 ^= m;
+    round();
+    round();
+    v0 ^= m;
+  }
+};
+
+// The façade's SipHash input: the UUID's random bits, the same before and after masking.
+uint64_t uuidv47_mask48(const uint8_t u[16], const uint8_t key[16]) noexcept {
+  uint8_t msg[10];
+  msg[0] = u[6] & 0x0f;
+  msg[1] = u[7];
+  msg[2] = u[8] & 0x3f;
+  std::memcpy(msg + 3, u + 9, 7);
+  return siphash24(msg, sizeof msg, load_le64(key), load_le64(key + 8)) & 0xffffffffffffULL;
+}
+
+void uuidv47_apply(const uint8_t in[16], const uint8_t key[16], uint8_t out[16],
+                   int version) noexcept {
+  const uint64_t mask = uuidv47_mask48(in, key);
+  uint64_t ts = 0;
+  for (int i = 0; i < 6; ++i) ts = (ts << 8) | in[i];
+  ts ^= mask;
+  std::memmove(out, in, 16);
+  for (int i = 5; i >= 0; --i) {
+    out[i] = static_cast<uint8_t>(ts);
+    ts >>= 8;
+  }
+  out[6] = static_cast<uint8_t>((out[6] & 0x0f) | (version << 4));
+  out[8] = static_cast<uint8_t>((out[8] & 0x3f) | 0x80);
+}
+
+EVP_CIPHER_CTX *aes_context(const uint8_t key[32], bool encrypt) noexcept {
+  EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+  if (ctx == nullptr) return nullptr;
+  if (EVP_CipherInit_ex(ctx, EVP_aes_256_ecb(), nullptr, key, nullptr, encrypt ? 1 : 0) != 1 ||
+      EVP_CIPHER_CTX_set_padding(ctx, 0) != 1) {
+    EVP_CIPHER_CTX_free(ctx);
+    return nullptr;
+  }
+  return ctx;
+}
+
+// One AES block: EVP_Cipher on an ECB context is one call into the cipher, without
+// EVP_CipherUpdate's buffering.
+bool aes_block(EVP_CIPHER_CTX *ctx, const uint8_t in[16], uint8_t out[16]) noexcept {
+  return EVP_Cipher(ctx, out, in, 16) > 0;
+}
+
+}  // namespace
+
+bool parse_mask_keys(const char *text, size_t len, MaskKeySet *out, char *problem,
+                     size_t problem_size) noexcept {
+  out->count = 0;
+  out->active = -1;
+  int line_of[kMaskKeyIds];
+  for (int &l : line_of) l = 0;
+  int active_line = 0;
+  const char *pos = text;
+  const char *const end = text + len;
+  int line = 0;
+  auto fail = [&](const char *what) {
+    std::snprintf(problem, problem_size, "line %d: %s", line, what);
+    OPENSSL_cleanse(out, sizeof *out);
+    out->count = 0;
+    out->active = -1;
+    return false;
+  };
+  while (pos < end) {
+    ++line;
+    const char *eol = static_cast<const char *>(std::memchr(pos, '\n', end - pos));
+    if (eol == nullptr) eol = end;
+    const char *comment = static_cast<const char *>(std::memchr(pos, '#', eol - pos));
+    const char *stop = comment != nullptr ? comment : eol;
+    const char *word;
+    size_t wlen;
+    const char *p = pos;
+    pos = eol < end ? eol + 1 : end;
+    if (!next_word(p, stop, &word, &wlen)) continue;  // blank or a comment
+    int id = 0;
+    for (size_t i = 0; i < wlen; ++i) {
+      if (word[i] < '0' || word[i] > '9' || wlen > 3) return fail("the key id is not a number from 0 to 255");
+      id = id * 10 + (word[i] - '0');
+    }
+    if (id >= kMaskKeyIds) return fail("the key id is not a number from 0 to 255");
+    if (line_of[id] != 0) {
+      char what[64];
+      std::snprintf(what, sizeof what, "key id %d is also on line %d", id, line_of[id]);
+      return fail(what);
+    }
+    if (!next_word(p, stop, &word, &wlen)) return fail("no key after the key id");
+    if (wlen != 2 * kMaskKeyLen) return fail("the key is not 64 hex digits (256 bits)");
+    MaskKeySet::Entry &e = out->entries[out->count];
+    for (size_t i = 0; i < kMaskKeyLen; ++i) {
+      const int hi = hex_digit(word[2 * i]);
+      const int lo = hex_digit(word[2 * i + 1]);
+      if (hi < 0 || lo < 0) return fail("the key is not 64 hex digits (256 bits)");
+      e.key[i] = static_cast<uint8_t>(hi << 4 | lo);
+    }
+    e.id = static_cast<uint8_t>(id);
+    if (next_word(p, stop, &word, &wlen)) {
+      if (wlen != 6 || std::memcmp(word, "active", 6) != 0) {
+        return fail("after the key, only the word active may follow");
+      }
+      if (active_line != 0) {
+        char what[64];
+        std::snprintf(what, sizeof what, "line %d is marked active too: mark one key", active_line);
+        return fail(what);
+      }
+      active_line = line;
+      out->active = id;
+      if (next_word(p, stop, &word, &wlen)) return fail("after the word active, nothing may follow");
+    }
+    line_of[id] = line;
+    ++out->count;
+  }
+  if (out->count == 0) {
+    std::snprintf(problem, problem_size, "the file holds no key (a line is: ID HEX active)");
+    return false;
+  }
+  if (out->active < 0) {
+    std::snprintf(problem, problem_size, "no key is marked active (add the word active after one key)");
+    OPENSSL_cleanse(out, sizeof *out);
+    out->count = 0;
+    return false;
+  }
+  return true;
+}
+
+MaskPrefix check_mask_prefix(const char *prefix, size_t len) noexcept {
+  if (len > kMaskPrefixMax) return MaskPrefix::kTooLong;
+  for (size_t i = 0; i < len; ++i) {
+    const char c = prefix[i];
+    if (!((c >= 'a' && c <= 'z') || c == '_')) return MaskPrefix::kBadCharacter;
+  }
+  if (len > 0 && (prefix[0] == '_' || prefix[len - 1] == '_')) return MaskPrefix::kUnderscoreAtEnd;
+  return MaskPrefix::kOk;
+}
+
+MaskCheck mask_check(const char *prefix, size_t len) noexcept {
+  uint8_t digest[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char *>(prefix), len, digest);
+  MaskCheck c;
+  std::memcpy(c.bytes, digest, sizeof c.bytes);
+  return c;
+}
+
+TokenParse split_mask_token(const char *token, size_t len, char prefix[kMaskPrefixMax + 1],
+                            size_t *prefix_len, uint8_t body[16]) noexcept {
+  size_t cut = len;
+  while (cut > 0 && token[cut - 1] != '_') --cut;
+  // cut is the body's start; the prefix ends one before it.
+  const size_t plen = cut == 0 ? 0 : cut - 1;
+  if (len - cut != kMaskBodyLen) return TokenParse::kBadLength;
+  if (plen > kMaskPrefixMax) return TokenParse::kBadPrefix;
+  for (size_t i = 0; i < plen; ++i) {
+    const char c = token[i];
+    prefix[i] = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+  }
+  prefix[plen] = '\0';
+  if (cut != 0 && (plen == 0 || check_mask_prefix(prefix, plen) != MaskPrefix::kOk)) {
+    return TokenParse::kBadPrefix;
+  }
+  *prefix_len = plen;
+  switch (ulid_decode(token + cut, kMaskBodyLen, body)) {
+    case UlidParse::kOk:
+      return TokenParse::kOk;
+    case UlidParse::kBadLength:
+      return TokenParse::kBadLength;
+    case UlidParse::kBadCharacter:
+      return TokenParse::kBadCharacter;
+    case UlidParse::kOverflow:
+      return TokenParse::kOverflow;
+  }
+  return TokenParse::kBadCharacter;
+}
+
+size_t format_mask_token(const char *prefix, size_t prefix_len, const uint8_t body[16],
+                         char out[kMaskTokenMax]) noexcept {
+  size_t n = 0;
+  if (prefix_len > 0) {
+    std::memcpy(out, prefix, prefix_len);
+    n = prefix_len;
+    out[n++] = '_';
+  }
+  ulid_encode(body, out + n);
+  for (size_t i = n; i < n + kMaskBodyLen; ++i) {
+    if (out[i] >= 'A' && out[i] <= 'Z') out[i] = static_cast<char>(out[i] - 'A' + 'a');
+  }
+  return n + kMaskBodyLen;
+}
+
+uint64_t siphash24(const uint8_t *in, size_t len, uint64_t k0, uint64_t k1) noexcept {
+  Sip s{0x736f6d6570736575ULL ^ k0, 0x646f72616e646f6dULL ^ k1, 0x6c7967656e657261ULL ^ k0,
+        0x7465646279746573ULL ^ k1};
+  const size_t whole = len & ~size_t{7};
+  for (size_t i = 0; i < whole; i += 8) s.absorb(load_le64(in + i));
+  uint64_t last = static_cast<uint64_t>(len) << 56;
+  for (size_t i = whole; i < len; ++i) last |= static_cast<uint64_t>(in[i]) << (8 * (i - whole));
+  s.absorb(last);
+  s.v2 ^= 0xff;
+  for (int i = 0; i < 4; ++i) s.round();
+  return s.v0 ^ s.v1 ^ s.v2 ^ s.v3;
+}
+
+void uuidv47_encode(const uint8_t v7[16], const uint8_t key[16], uint8_t out[16]) noexcept {
+  uuidv47_apply(v7, key, out, 4);
+}
+
+void uuidv47_decode(const uint8_t v4[16], const uint8_t key[16], uint8_t out[16]) noexcept {
+  uuidv47_apply(v4, key, out, 7);
+}
+
+bool aes256_block(const uint8_t key[32], const uint8_t in[16], uint8_t out[16],
+                  bool decrypt) noexcept {
+  EVP_CIPHER_CTX *ctx = aes_context(key, !decrypt);
+  const bool ok = ctx != nullptr && aes_block(ctx, in, out);
+  EVP_CIPHER_CTX_free(ctx);
+  return ok;
+}
+
+const char *mask_label(MaskUse use) noexcept {
+  switch (use) {
+    case MaskUse::kBigint:
+      return "snowflake mask bigint v1";
+    case MaskUse::kUlid:
+      return "snowflake mask ulid v1";
+    case MaskUse::kUuid:
+      return "snowflake mask uuidv47 v1";
+  }
+  return "";
+}
+
+bool derive_mask_key(const uint8_t master[kMaskKeyLen], MaskUse use, uint8_t out[32]) noexcept {
+  const char *label = mask_label(use);
+  unsigned int out_len = 0;
+  return HMAC(EVP_sha256(), master, kMaskKeyLen, reinterpret_cast<const unsigned char *>(label),
+              std::strlen(label), out, &out_len) != nullptr &&
+         out_len == 32;
+}
+
+struct MaskKeyring::Slot {
+  uint8_t id = 0;
+  uint8_t master[kMaskKeyLen] = {};
+  bool ready = false;
+  EVP_CIPHER_CTX *bigint_enc = nullptr;
+  EVP_CIPHER_CTX *bigint_dec = nullptr;
+  EVP_CIPHER_CTX *ulid_enc = nullptr;
+  EVP_CIPHER_CTX *ulid_dec = nullptr;
+  uint8_t uuid_key[16] = {};
+
+  bool setup() noexcept {
+    uint8_t k[32];
+    bool ok = derive_mask_key(master, MaskUse::kBigint, k) &&
+              (bigint_enc = aes_context(k, true)) != nullptr &&
+              (bigint_dec = aes_context(k, false)) != nullptr &&
+              derive_mask_key(master, MaskUse::kUlid, k) &&
+              (ulid_enc = aes_context(k, true)) != nullptr &&
+              (ulid_dec = aes_context(k, false)) != nullptr &&
+              derive_mask_key(master, MaskUse::kUuid, k);
+    if (ok) std::memcpy(uuid_key, k, sizeof uuid_key);
+    OPENSSL_cleanse(k, sizeof k);
+    ready = ok;
+    return ok;
+  }
+  ~Slot() {
+    EVP_CIPHER_CTX_free(bigint_enc);
+    EVP_CIPHER_CTX_free(bigint_dec);
+    EVP_CIPHER_CTX_free(ulid_enc);
+    EVP_CIPHER_CTX_free(ulid_dec);
+    OPENSSL_cleanse(master, sizeof master);
+    OPENSSL_cleanse(uuid_key, sizeof uuid_key);
+  }
+};
+
+MaskKeyring::MaskKeyring() noexcept {
+  for (Slot *&s : slots_) s = nullptr;
+}
+
+MaskKeyring::~MaskKeyring() { clear(); }
+
+void MaskKeyring::clear() noexcept {
+  for (Slot *&s : slots_) {
+    delete s;
+    s = nullptr;
+  }
+  count_ = 0;
+  active_ = -1;
+  failed_ = false;
+}
+
+void MaskKeyring::reset(const MaskKeySet &keys) noexcept {
+  clear();
+  for (int i = 0; i < keys.count; ++i) {
+    Slot *s = new (std::nothrow) Slot;
+    if (s == nullptr) {
+      clear();
+      failed_ = true;
+      return;
+    }
+    s->id = keys.entries[i].id;
+    std::memcpy(s->master, keys.entries[i].key, kMaskKeyLen);
+    slots_[s->id] = s;
+  }
+  count_ = keys.count;
+  active_ = keys.active;
+  int n = 0;
+  if (active_ >= 0) order_[n++] = active_;
+  for (int id = 0; id < kMaskKeyIds; ++id) {
+    if (slots_[id] != nullptr && id != active_) order_[n++] = id;
+  }
+}
+
+bool MaskKeyring::has(int id) const noexcept {
+  return id >= 0 && id < kMaskKeyIds && slots_[id] != nullptr;
+}
+
+MaskKeyring::Slot *MaskKeyring::slot(int id) noexcept {
+  if (!has(id)) return nullptr;
+  Slot *s = slots_[id];
+  if (!s->ready && !s->setup()) {
+    failed_ = true;
+    return nullptr;
+  }
+  return s;
+}
+
+bool MaskKeyring::mask_bigint(int64_t id, const MaskCheck &check, uint8_t body[16]) noexcept {
+  Slot *s = slot(active_);
+  if (s == nullptr) return false;
+  uint8_t block[16];
+  store_be64(block, static_cast<uint64_t>(id));
+  block[8] = s->id;
+  std::memcpy(block + 9, check.bytes, kMaskCheckLen);
+  return aes_block(s->bigint_enc, block, body);
+}
+
+TokenParse MaskKeyring::unmask_bigint(const uint8_t body[16], const MaskCheck &check,
+                                      int64_t *id, int *key_id) noexcept {
+  for (int i = 0; i < count_; ++i) {
+    Slot *s = slot(order_[i]);
+    uint8_t block[16];
+    if (s == nullptr || !aes_block(s->bigint_dec, body, block)) {
+      failed_ = true;
+      return TokenParse::kNotAuthentic;
+    }
+    if (block[8] == s->id && std::memcmp(block + 9, check.bytes, kMaskCheckLen) == 0) {
+      *id = static_cast<int64_t>(load_be64(block));
+      *key_id = s->id;
+      return TokenParse::kOk;
+    }
+  }
+  return TokenParse::kNotAuthentic;
+}
+
+bool MaskKeyring::ulid_mask(int key_id, const uint8_t in[16], uint8_t out[16],
+                            bool unmask) noexcept {
+  Slot *s = slot(key_id);
+  return s != nullptr && aes_block(unmask ? s->ulid_dec : s->ulid_enc, in, out);
+}
+
+bool MaskKeyring::uuid_mask(int key_id, const uint8_t in[16], uint8_t out[16],
+                            bool unmask) noexcept {
+  Slot *s = slot(key_id);
+  if (s == nullptr) return false;
+  if (unmask) {
+    uuidv47_decode(in, s->uuid_key, out);
+  } else {
+    uuidv47_encode(in, s->uuid_key, out);
+  }
+  return true;
+}
+
+}  // namespace snowflake

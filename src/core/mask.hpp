@@ -1,0 +1,120 @@
+// Masking: IDs shown outside the database without what they tell (time, shard, order), under
+// keys the server holds. The key file's format, the keys derived from each master key, the
+// 64-bit kind's token, the ULID mask and the uuidv47 façade. docs/internals.md#masking gives
+// the format byte by byte and the security argument.
+#pragma once
+#include "pg_free.hpp"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace snowflake {
+
+constexpr size_t kMaskKeyLen = 32;       // a master key: 256 bits
+constexpr int kMaskKeyIds = 256;         // key ids 0 to 255
+constexpr size_t kMaskBodyLen = 26;      // a token's body: 128 bits in Crockford base32
+constexpr size_t kMaskPrefixMax = 63;    // TypeID's limit for a prefix
+constexpr size_t kMaskTokenMax = kMaskPrefixMax + 1 + kMaskBodyLen;
+constexpr size_t kMaskCheckLen = 7;      // bytes of the prefix's digest inside a token
+
+struct MaskKeySet {
+  struct Entry {
+    uint8_t id;
+    uint8_t key[kMaskKeyLen];
+  };
+  int count = 0;
+  int active = -1;  // the active key's id
+  Entry entries[kMaskKeyIds];
+};
+
+// Parses a key file: one key a line, `ID HEX [active]` (ID 0 to 255, HEX 64 hex digits,
+// exactly one line `active`), `#` to the end of a line a comment. On failure returns false
+// and writes what is wrong, with its line number, to problem; never any part of a key.
+bool parse_mask_keys(const char *text, size_t len, MaskKeySet *out, char *problem,
+                     size_t problem_size) noexcept;
+
+// A prefix is TypeID's: at most 63 of a-z and _, neither first nor last an underscore.
+enum class MaskPrefix : uint8_t { kOk, kTooLong, kBadCharacter, kUnderscoreAtEnd };
+MaskPrefix check_mask_prefix(const char *prefix, size_t len) noexcept;
+
+// What a token binds of its prefix: the first 7 bytes of SHA-256 of the prefix's text.
+struct MaskCheck {
+  uint8_t bytes[kMaskCheckLen];
+};
+MaskCheck mask_check(const char *prefix, size_t len) noexcept;
+
+enum class TokenParse : uint8_t {
+  kOk,
+  kBadLength,     // the body is not 26 characters
+  kBadCharacter,  // a character outside Crockford's base32
+  kOverflow,      // the body's first character is above 7
+  kBadPrefix,     // the prefix breaks the prefix rules
+  kNotAuthentic,  // no key of the set made it, or it was changed
+};
+
+// Splits a token into its prefix (before the last underscore, lower-cased, possibly empty)
+// and its 16-byte body. Case-insensitive.
+TokenParse split_mask_token(const char *token, size_t len, char prefix[kMaskPrefixMax + 1],
+                            size_t *prefix_len, uint8_t body[16]) noexcept;
+// Writes prefix_body (or the body alone for an empty prefix), lower case; returns its length.
+size_t format_mask_token(const char *prefix, size_t prefix_len, const uint8_t body[16],
+                         char out[kMaskTokenMax]) noexcept;
+
+// SipHash-2-4 (Aumasson and Bernstein), as uuidv47 uses it.
+uint64_t siphash24(const uint8_t *in, size_t len, uint64_t k0, uint64_t k1) noexcept;
+// uuidv47's façade: a UUIDv7's 48-bit time XORed with SipHash of its 74 random bits, the
+// version set to 4; and back, the version set to 7. key is uuidv47's 16 bytes (k0, k1 little
+// endian).
+void uuidv47_encode(const uint8_t v7[16], const uint8_t key[16], uint8_t out[16]) noexcept;
+void uuidv47_decode(const uint8_t v4[16], const uint8_t key[16], uint8_t out[16]) noexcept;
+
+// AES-256 on one block, as every mask uses it (for known-answer tests and tools).
+bool aes256_block(const uint8_t key[32], const uint8_t in[16], uint8_t out[16],
+                  bool decrypt) noexcept;
+
+// A master key's derived keys: HMAC-SHA256(master, label).
+enum class MaskUse : uint8_t { kBigint, kUlid, kUuid };
+const char *mask_label(MaskUse use) noexcept;
+bool derive_mask_key(const uint8_t master[kMaskKeyLen], MaskUse use,
+                     uint8_t out[32]) noexcept;
+
+// The keys of one key file, with each master key's derived keys and ciphers set up on first
+// use. Not thread-safe: one per process. Every operation returns false (or kNotAuthentic)
+// only for what it names; a cipher library failure returns false with failed() set.
+class MaskKeyring {
+ public:
+  MaskKeyring() noexcept;
+  ~MaskKeyring();
+  MaskKeyring(const MaskKeyring &) = delete;
+  MaskKeyring &operator=(const MaskKeyring &) = delete;
+
+  // Takes these keys (copied), forgetting every key and cipher before.
+  void reset(const MaskKeySet &keys) noexcept;
+  void clear() noexcept;
+
+  int count() const noexcept { return count_; }
+  int active_id() const noexcept { return active_; }
+  bool has(int id) const noexcept;
+  bool failed() const noexcept { return failed_; }
+
+  // The 64-bit kind: with the active key.
+  bool mask_bigint(int64_t id, const MaskCheck &check, uint8_t body[16]) noexcept;
+  // Tries the active key, then the others by id; on success the ID and the key's id.
+  TokenParse unmask_bigint(const uint8_t body[16], const MaskCheck &check, int64_t *id,
+                           int *key_id) noexcept;
+  // 128-bit kinds, with the key of that id (which must be present: has()).
+  bool ulid_mask(int key_id, const uint8_t in[16], uint8_t out[16], bool unmask) noexcept;
+  bool uuid_mask(int key_id, const uint8_t in[16], uint8_t out[16], bool unmask) noexcept;
+
+ private:
+  struct Slot;
+  Slot *slot(int id) noexcept;  // the key's slot, its ciphers set up; null on failure
+
+  int count_ = 0;
+  int active_ = -1;
+  bool failed_ = false;
+  int order_[kMaskKeyIds];  // ids, the active first, then ascending
+  Slot *slots_[kMaskKeyIds];
+};
+
+}  // namespace snowflake

@@ -1,0 +1,326 @@
+// Unit tests of masking: the published vectors of each primitive (AES-256, SipHash-2-4,
+// uuidv47), the key file's format, and the token: known answers, round trips, rejection of
+// changed and random tokens, rotation.
+#include "mask.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <string>
+
+// uuidv47's own header, as published (test/vendor/uuidv47), to compare the façade with.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wimplicit-fallthrough"
+#include "../vendor/uuidv47/uuidv47.h"
+#pragma GCC diagnostic pop
+
+namespace sf = snowflake;
+
+namespace {
+
+std::string hex(const uint8_t *b, size_t n) {
+  static const char d[] = "0123456789abcdef";
+  std::string s;
+  for (size_t i = 0; i < n; ++i) {
+    s += d[b[i] >> 4];
+    s += d[b[i] & 15];
+  }
+  return s;
+}
+
+void unhex(const char *h, uint8_t *out) {
+  for (size_t i = 0; h[2 * i] != '\0'; ++i) {
+    unsigned v;
+    std::sscanf(h + 2 * i, "%2x", &v);
+    out[i] = static_cast<uint8_t>(v);
+  }
+}
+
+// Master key 00 01 02 ... 1f with id 7, active, and key 0 beside it.
+const char kKeyFile[] =
+    "# test keys\n"
+    "0 " "ffeeddccbbaa99887766554433221100ffeeddccbbaa99887766554433221100\n"
+    "7 000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f active  # current\n";
+
+sf::MaskKeySet parse_ok(const std::string &text) {
+  sf::MaskKeySet set;
+  char problem[200];
+  EXPECT_TRUE(sf::parse_mask_keys(text.data(), text.size(), &set, problem, sizeof problem))
+      << problem;
+  return set;
+}
+
+std::string parse_problem(const std::string &text) {
+  sf::MaskKeySet set;
+  char problem[200] = "";
+  EXPECT_FALSE(sf::parse_mask_keys(text.data(), text.size(), &set, problem, sizeof problem));
+  EXPECT_EQ(set.count, 0);
+  return problem;
+}
+
+std::string mask(sf::MaskKeyring &ring, int64_t id, const std::string &prefix) {
+  uint8_t body[16];
+  EXPECT_TRUE(ring.mask_bigint(id, sf::mask_check(prefix.data(), prefix.size()), body));
+  char out[sf::kMaskTokenMax];
+  return std::string(out, sf::format_mask_token(prefix.data(), prefix.size(), body, out));
+}
+
+sf::TokenParse unmask(sf::MaskKeyring &ring, const std::string &token, int64_t *id,
+                      int *key_id = nullptr, std::string *prefix_out = nullptr) {
+  char prefix[sf::kMaskPrefixMax + 1];
+  size_t plen = 0;
+  uint8_t body[16];
+  const sf::TokenParse p = sf::split_mask_token(token.data(), token.size(), prefix, &plen, body);
+  if (p != sf::TokenParse::kOk) return p;
+  if (prefix_out != nullptr) *prefix_out = std::string(prefix, plen);
+  int kid = -1;
+  const sf::TokenParse r = ring.unmask_bigint(body, sf::mask_check(prefix, plen), id, &kid);
+  if (key_id != nullptr) *key_id = kid;
+  return r;
+}
+
+}  // namespace
+
+// FIPS-197, appendix C.3: AES-256.
+TEST(MaskVectors, Aes256Fips197) {
+  uint8_t key[32], pt[16], ct[16], back[16];
+  unhex("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f", key);
+  unhex("00112233445566778899aabbccddeeff", pt);
+  ASSERT_TRUE(sf::aes256_block(key, pt, ct, false));
+  EXPECT_EQ(hex(ct, 16), "8ea2b7ca516745bfeafc49904b496089");
+  ASSERT_TRUE(sf::aes256_block(key, ct, back, true));
+  EXPECT_EQ(hex(back, 16), "00112233445566778899aabbccddeeff");
+}
+
+// The SipHash paper's reference vectors (key 00..0f, messages 00, 00 01, ...), as uuidv47's
+// tests give them for lengths 0 to 12, and the 64-byte one.
+TEST(MaskVectors, SipHash24Reference) {
+  const char *expected[] = {
+      "310e0edd47db6f72", "fd67dc93c539f874", "5a4fa9d909806c0d", "2d7efbd796666785",
+      "b7877127e09427cf", "8da699cd64557618", "cee3fe586e46c9cb", "37d1018bf50002ab",
+      "6224939a79f5f593", "b0e4a90bdf82009e", "f3b9dd94c5bb5d7a", "a7ad6b22462fb3f4",
+      "fbe50e86bc8f1e75"};
+  uint8_t msg[64];
+  for (int i = 0; i < 64; ++i) msg[i] = static_cast<uint8_t>(i);
+  for (size_t len = 0; len < 13; ++len) {
+    const uint64_t h = sf::siphash24(msg, len, 0x0706050403020100ULL, 0x0f0e0d0c0b0a0908ULL);
+    uint8_t le[8];
+    for (int i = 0; i < 8; ++i) le[i] = static_cast<uint8_t>(h >> (8 * i));
+    EXPECT_EQ(hex(le, 8), expected[len]) << "length " << len;
+  }
+  // The paper's appendix A: the 15-byte message 00..0e gives a129ca6149be45e5.
+  EXPECT_EQ(sf::siphash24(msg, 15, 0x0706050403020100ULL, 0x0f0e0d0c0b0a0908ULL),
+            0xa129ca6149be45e5ULL);
+}
+
+// uuidv47's façade: the same bytes as its published header for its example key and UUID, and
+// for random UUIDv7s and keys; and back.
+TEST(MaskVectors, Uuidv47MatchesItsHeader) {
+  uuidv47_key_t ref_key{0x0123456789abcdefULL, 0xfedcba9876543210ULL};
+  uint8_t key[16];
+  for (int i = 0; i < 8; ++i) {
+    key[i] = static_cast<uint8_t>(ref_key.k0 >> (8 * i));
+    key[8 + i] = static_cast<uint8_t>(ref_key.k1 >> (8 * i));
+  }
+  uuid128_t v7;
+  ASSERT_TRUE(uuid_parse("018f2d9f-9a2a-7def-8c3f-7b1a2c4d5e6f", &v7));
+  const uuid128_t ref = uuidv47_encode_v4facade(v7, ref_key);
+  uint8_t ours[16], back[16];
+  sf::uuidv47_encode(v7.b, key, ours);
+  EXPECT_EQ(hex(ours, 16), hex(ref.b, 16));
+  EXPECT_EQ(ours[6] >> 4, 4);
+  sf::uuidv47_decode(ours, key, back);
+  EXPECT_EQ(hex(back, 16), hex(v7.b, 16));
+
+  std::mt19937_64 rng(47);
+  for (int n = 0; n < 10000; ++n) {
+    uuidv47_key_t k{rng(), rng()};
+    for (int i = 0; i < 8; ++i) {
+      key[i] = static_cast<uint8_t>(k.k0 >> (8 * i));
+      key[8 + i] = static_cast<uint8_t>(k.k1 >> (8 * i));
+    }
+    uuid128_t u;
+    for (auto &b : u.b) b = static_cast<uint8_t>(rng());
+    u.b[6] = static_cast<uint8_t>((u.b[6] & 0x0f) | 0x70);
+    u.b[8] = static_cast<uint8_t>((u.b[8] & 0x3f) | 0x80);
+    const uuid128_t f = uuidv47_encode_v4facade(u, k);
+    sf::uuidv47_encode(u.b, key, ours);
+    ASSERT_EQ(hex(ours, 16), hex(f.b, 16));
+    const uuid128_t d = uuidv47_decode_v4facade(f, k);
+    sf::uuidv47_decode(f.b, key, back);
+    ASSERT_EQ(hex(back, 16), hex(d.b, 16));
+    ASSERT_EQ(hex(back, 16), hex(u.b, 16));
+  }
+}
+
+TEST(MaskKeys, ParsesTheDocumentedFormat) {
+  const sf::MaskKeySet set = parse_ok(kKeyFile);
+  EXPECT_EQ(set.count, 2);
+  EXPECT_EQ(set.active, 7);
+  EXPECT_EQ(set.entries[1].id, 7);
+  EXPECT_EQ(hex(set.entries[1].key, 32),
+            "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f");
+  // What `openssl rand -hex 32` prints, upper case too, and tabs.
+  EXPECT_EQ(parse_ok("255\tABCDEF0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789\tactive")
+                .active,
+            255);
+}
+
+TEST(MaskKeys, ProblemsNameTheLineAndNeverTheKey) {
+  const std::string k = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
+  EXPECT_EQ(parse_problem(""), "the file holds no key (a line is: ID HEX active)");
+  EXPECT_EQ(parse_problem("# nothing\n\n"), "the file holds no key (a line is: ID HEX active)");
+  EXPECT_EQ(parse_problem("1 " + k + "\n"),
+            "no key is marked active (add the word active after one key)");
+  EXPECT_EQ(parse_problem("1 " + k + " active\n2 " + k + " active\n"),
+            "line 2: line 1 is marked active too: mark one key");
+  EXPECT_EQ(parse_problem("1 " + k + " active\n1 " + k + "\n"), "line 2: key id 1 is also on line 1");
+  EXPECT_EQ(parse_problem("256 " + k + " active\n"), "line 1: the key id is not a number from 0 to 255");
+  EXPECT_EQ(parse_problem("-1 " + k + " active\n"), "line 1: the key id is not a number from 0 to 255");
+  EXPECT_EQ(parse_problem("1 " + k.substr(2) + " active\n"),
+            "line 1: the key is not 64 hex digits (256 bits)");
+  EXPECT_EQ(parse_problem("1 " + k.substr(1) + "g active\n"),
+            "line 1: the key is not 64 hex digits (256 bits)");
+  EXPECT_EQ(parse_problem("1\n"), "line 1: no key after the key id");
+  EXPECT_EQ(parse_problem("1 " + k + " current\n"), "line 1: after the key, only the word active may follow");
+  EXPECT_EQ(parse_problem("1 " + k + " active yes\n"), "line 1: after the word active, nothing may follow");
+}
+
+// Known answers, computed independently (Python's hmac, hashlib and the cryptography
+// package's AES, as in test/drivers/mask_client.py) and given in docs/internals.md.
+TEST(MaskToken, KnownAnswers) {
+  sf::MaskKeyring ring;
+  ring.reset(parse_ok(kKeyFile));
+  EXPECT_EQ(mask(ring, 1234, ""), "5ph0pgmbxcr0v4m90nmk4yt877");
+  EXPECT_EQ(mask(ring, 1234, "ord"), "ord_3w2qfmhwvfy8ggeb43ngyngvxq");
+  sf::MaskKeySet zero = parse_ok("0 000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f active");
+  sf::MaskKeyring ring0;
+  ring0.reset(zero);
+  EXPECT_EQ(mask(ring0, -1, "user"), "user_0qpfd9013bsh0gpqns8g9hy5sm");
+
+  uint8_t derived[32];
+  ASSERT_TRUE(sf::derive_mask_key(zero.entries[0].key, sf::MaskUse::kUuid, derived));
+  EXPECT_EQ(hex(derived, 16), "d4d640344c12446eebde2c5b12e43154");
+  uint8_t u[16], m[16], back[16];
+  unhex("0190a1b2c3d47e5f8a9b0c1d2e3f4051", u);
+  ASSERT_TRUE(ring0.ulid_mask(0, u, m, false));
+  EXPECT_EQ(hex(m, 16), "49f49c0412d685a5437db77348deff05");
+  ASSERT_TRUE(ring0.ulid_mask(0, m, back, true));
+  EXPECT_EQ(hex(back, 16), hex(u, 16));
+}
+
+TEST(MaskToken, RoundTripsEqualIdsEqualTokensAnyCase) {
+  sf::MaskKeyring ring;
+  ring.reset(parse_ok(kKeyFile));
+  std::mt19937_64 rng(1);
+  for (int n = 0; n < 20000; ++n) {
+    const int64_t id = n < 4 ? (int64_t[]){0, 1, INT64_MAX, INT64_MIN}[n] : static_cast<int64_t>(rng());
+    const std::string prefix = n % 2 ? "ord" : "";
+    const std::string t = mask(ring, id, prefix);
+    ASSERT_EQ(t.size(), prefix.empty() ? 26u : 30u);
+    ASSERT_EQ(mask(ring, id, prefix), t);
+    int64_t back = 0;
+    int kid = -1;
+    std::string p;
+    ASSERT_EQ(unmask(ring, t, &back, &kid, &p), sf::TokenParse::kOk);
+    ASSERT_EQ(back, id);
+    EXPECT_EQ(kid, 7);
+    EXPECT_EQ(p, prefix);
+    std::string upper = t;
+    for (char &c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    ASSERT_EQ(unmask(ring, upper, &back), sf::TokenParse::kOk);
+    ASSERT_EQ(back, id);
+  }
+  // Consecutive IDs give tokens with nothing in common to read: no shared leading characters
+  // beyond chance (base32: 1 in 32 per character).
+  int shared = 0;
+  for (int64_t id = 1000; id < 2000; ++id) {
+    shared += mask(ring, id, "")[1] == mask(ring, id + 1, "")[1];
+  }
+  EXPECT_LT(shared, 100);
+}
+
+TEST(MaskToken, ChangedTokensAreRejected) {
+  sf::MaskKeyring ring;
+  ring.reset(parse_ok(kKeyFile));
+  static const char alphabet[] = "0123456789abcdefghjkmnpqrstvwxyz";
+  std::mt19937_64 rng(2);
+  for (int n = 0; n < 2000; ++n) {
+    const std::string t = mask(ring, static_cast<int64_t>(rng()), "ord");
+    for (size_t i = 4; i < t.size(); ++i) {
+      std::string c = t;
+      do c[i] = alphabet[rng() % 32]; while (c[i] == t[i]);
+      int64_t id;
+      const sf::TokenParse r = unmask(ring, c, &id);
+      ASSERT_TRUE(r == sf::TokenParse::kNotAuthentic || r == sf::TokenParse::kOverflow) << c;
+    }
+  }
+  int64_t id;
+  const std::string t = mask(ring, 42, "ord");
+  // Another prefix, none, a cut or a longer token, a bad character.
+  EXPECT_EQ(unmask(ring, "user" + t.substr(3), &id), sf::TokenParse::kNotAuthentic);
+  EXPECT_EQ(unmask(ring, t.substr(4), &id), sf::TokenParse::kNotAuthentic);
+  EXPECT_EQ(unmask(ring, t.substr(0, t.size() - 1), &id), sf::TokenParse::kBadLength);
+  EXPECT_EQ(unmask(ring, t + "0", &id), sf::TokenParse::kBadLength);
+  EXPECT_EQ(unmask(ring, t.substr(0, 10) + "u" + t.substr(11), &id), sf::TokenParse::kBadCharacter);
+  EXPECT_EQ(unmask(ring, "_" + t.substr(4), &id), sf::TokenParse::kBadPrefix);
+  EXPECT_EQ(unmask(ring, "or-d" + t.substr(3), &id), sf::TokenParse::kBadPrefix);
+  EXPECT_EQ(unmask(ring, "8" + t.substr(5), &id), sf::TokenParse::kOverflow);
+}
+
+// One million random strings of a token's length and alphabet: a forgery succeeds with
+// probability 2^-64 per key tried, so none may pass.
+TEST(MaskToken, MillionRandomTokensAreRejected) {
+  sf::MaskKeyring ring;
+  ring.reset(parse_ok(kKeyFile));
+  static const char alphabet[] = "0123456789abcdefghjkmnpqrstvwxyz";
+  std::mt19937_64 rng(3);
+  int accepted = 0;
+  for (int n = 0; n < 1000000; ++n) {
+    std::string t(26, '0');
+    t[0] = alphabet[rng() % 8];
+    for (size_t i = 1; i < 26; ++i) t[i] = alphabet[rng() % 32];
+    int64_t id;
+    const sf::TokenParse r = unmask(ring, n % 2 ? t : "ord_" + t, &id);
+    ASSERT_TRUE(r == sf::TokenParse::kNotAuthentic || r == sf::TokenParse::kOk);
+    accepted += r == sf::TokenParse::kOk;
+  }
+  EXPECT_EQ(accepted, 0);
+}
+
+TEST(MaskToken, OldTokensUnmaskAfterRotation) {
+  const std::string k0 = "0 ffeeddccbbaa99887766554433221100ffeeddccbbaa99887766554433221100";
+  const std::string k1 = "1 000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
+  sf::MaskKeyring ring;
+  ring.reset(parse_ok(k0 + " active\n"));
+  const std::string before = mask(ring, 99, "ord");
+  ring.reset(parse_ok(k0 + "\n" + k1 + " active\n"));
+  EXPECT_EQ(ring.active_id(), 1);
+  const std::string after = mask(ring, 99, "ord");
+  EXPECT_NE(before, after);
+  int64_t id = 0;
+  int kid = -1;
+  EXPECT_EQ(unmask(ring, before, &id, &kid), sf::TokenParse::kOk);
+  EXPECT_EQ(id, 99);
+  EXPECT_EQ(kid, 0);
+  EXPECT_EQ(unmask(ring, after, &id, &kid), sf::TokenParse::kOk);
+  EXPECT_EQ(kid, 1);
+  // The old key retired: its tokens are refused.
+  ring.reset(parse_ok(k1 + " active\n"));
+  EXPECT_EQ(unmask(ring, before, &id), sf::TokenParse::kNotAuthentic);
+  EXPECT_EQ(unmask(ring, after, &id), sf::TokenParse::kOk);
+}
+
+TEST(MaskPrefix, TypeIdRules) {
+  EXPECT_EQ(sf::check_mask_prefix("ord", 3), sf::MaskPrefix::kOk);
+  EXPECT_EQ(sf::check_mask_prefix("line_item", 9), sf::MaskPrefix::kOk);
+  EXPECT_EQ(sf::check_mask_prefix("", 0), sf::MaskPrefix::kOk);
+  EXPECT_EQ(sf::check_mask_prefix("Ord", 3), sf::MaskPrefix::kBadCharacter);
+  EXPECT_EQ(sf::check_mask_prefix("ord1", 4), sf::MaskPrefix::kBadCharacter);
+  EXPECT_EQ(sf::check_mask_prefix("_ord", 4), sf::MaskPrefix::kUnderscoreAtEnd);
+  EXPECT_EQ(sf::check_mask_prefix("ord_", 4), sf::MaskPrefix::kUnderscoreAtEnd);
+  const std::string longest(63, 'a');
+  EXPECT_EQ(sf::check_mask_prefix(longest.data(), 63), sf::MaskPrefix::kOk);
+  EXPECT_EQ(sf::check_mask_prefix((longest + "a").data(), 64), sf::MaskPrefix::kTooLong);
+}
