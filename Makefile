@@ -11,7 +11,7 @@ GLUE_OBJS = src/glue/module.o src/glue/settings.o src/glue/clock.o src/glue/rand
 	src/glue/timestamps.o src/glue/generation.o src/glue/reservation.o \
 	src/glue/reservation_storage.o src/glue/snowflake.o src/glue/uuidv7.o src/glue/ulid.o \
 	src/glue/foreign.o src/glue/observe.o src/glue/status.o src/glue/legacy_symbols.o \
-	src/glue/lease.o src/glue/lease_worker.o
+	src/glue/lease.o src/glue/lease_worker.o src/glue/mask_keys.o src/glue/mask.o
 OBJS = $(CORE_OBJS) $(GLUE_OBJS)
 
 # extension/ holds the install script, copied to its versioned name at build time, and the

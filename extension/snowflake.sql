@@ -284,6 +284,45 @@ GRANT EXECUTE ON FUNCTION snowflake_observe(ulid) TO @extowner@ WITH GRANT OPTIO
 GRANT EXECUTE ON FUNCTION snowflake_observe_trigger() TO @extowner@ WITH GRANT OPTION;
 GRANT EXECUTE ON FUNCTION snowflake_replica_guard() TO @extowner@ WITH GRANT OPTION;
 
+-- masking: IDs shown outside the database without their time, shard or order, under the
+-- keys of snowflake.mask_key_file. STABLE, not IMMUTABLE: a reload can change the active key.
+
+CREATE FUNCTION snowflake_mask(id bigint) RETURNS text
+	AS 'MODULE_PATHNAME', 'snowflake_mask' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION snowflake_mask(id bigint, prefix text) RETURNS text
+	AS 'MODULE_PATHNAME', 'snowflake_mask_prefix' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION snowflake_unmask(token text) RETURNS bigint
+	AS 'MODULE_PATHNAME', 'snowflake_unmask' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION snowflake_unmask(token text, prefix text) RETURNS bigint
+	AS 'MODULE_PATHNAME', 'snowflake_unmask_prefix' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION uuidv7_mask(uuid) RETURNS uuid
+	AS 'MODULE_PATHNAME', 'uuidv7_mask' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION uuidv7_mask(uuid, key_id integer) RETURNS uuid
+	AS 'MODULE_PATHNAME', 'uuidv7_mask' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION uuidv7_unmask(uuid) RETURNS uuid
+	AS 'MODULE_PATHNAME', 'uuidv7_unmask' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION uuidv7_unmask(uuid, key_id integer) RETURNS uuid
+	AS 'MODULE_PATHNAME', 'uuidv7_unmask' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION ulid_mask(ulid) RETURNS ulid
+	AS 'MODULE_PATHNAME', 'ulid_mask' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION ulid_mask(ulid, key_id integer) RETURNS ulid
+	AS 'MODULE_PATHNAME', 'ulid_mask' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION ulid_unmask(ulid) RETURNS ulid
+	AS 'MODULE_PATHNAME', 'ulid_unmask' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION ulid_unmask(ulid, key_id integer) RETURNS ulid
+	AS 'MODULE_PATHNAME', 'ulid_unmask' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
 -- observability
 
 CREATE FUNCTION snowflake_status(
@@ -297,7 +336,8 @@ CREATE FUNCTION snowflake_status(
 	OUT shard_count integer, OUT shard_id_source text, OUT shard_source text,
 	OUT lease_state text, OUT lease_shard integer, OUT lease_shard_count integer,
 	OUT lease_expires_ms bigint, OUT etcd_endpoint text, OUT etcd_error text,
-	OUT etcd_requests bigint)
+	OUT etcd_requests bigint, OUT mask_key_id integer, OUT mask_keys integer,
+	OUT mask_key_problem text)
 	RETURNS SETOF record
 	AS 'MODULE_PATHNAME', 'snowflake_status' LANGUAGE C VOLATILE STRICT PARALLEL SAFE ROWS 1;
 
@@ -404,6 +444,19 @@ COMMENT ON FUNCTION ksuid_timestamp(text) IS 'the second in a KSUID of 27 base62
 COMMENT ON FUNCTION snowflake_observe(bigint) IS 'every snowflake ID issued here from now on is above this one, from another server (bounded by snowflake.max_clock_offset)';
 COMMENT ON FUNCTION snowflake_observe(uuid) IS 'every ID issued here from now on is in a later millisecond than this version 7 UUID (bounded by snowflake.max_clock_offset)';
 COMMENT ON FUNCTION snowflake_observe(ulid) IS 'every ID issued here from now on is in a later millisecond than this ULID (bounded by snowflake.max_clock_offset)';
+
+COMMENT ON FUNCTION snowflake_mask(bigint) IS 'a 26-character token for an ID, under the active key of snowflake.mask_key_file: no time, shard or order can be read from it';
+COMMENT ON FUNCTION snowflake_mask(bigint, text) IS 'a token for an ID with a typed prefix (ord_...), under the active mask key';
+COMMENT ON FUNCTION snowflake_unmask(text) IS 'the ID of a token made by snowflake_mask() with any key of snowflake.mask_key_file; a changed or forged token is an ERROR';
+COMMENT ON FUNCTION snowflake_unmask(text, text) IS 'the ID of a token that carries this prefix';
+COMMENT ON FUNCTION uuidv7_mask(uuid) IS 'a version-4-looking UUID for a UUIDv7, its time hidden (uuidv47''s format) under the active mask key';
+COMMENT ON FUNCTION uuidv7_mask(uuid, integer) IS 'uuidv7_mask() with the mask key of this id';
+COMMENT ON FUNCTION uuidv7_unmask(uuid) IS 'the UUIDv7 behind a uuidv7_mask() UUID, with the active mask key';
+COMMENT ON FUNCTION uuidv7_unmask(uuid, integer) IS 'uuidv7_unmask() with the mask key of this id';
+COMMENT ON FUNCTION ulid_mask(ulid) IS 'a ULID with nothing to read in it (AES-256 of the ULID), under the active mask key';
+COMMENT ON FUNCTION ulid_mask(ulid, integer) IS 'ulid_mask() with the mask key of this id';
+COMMENT ON FUNCTION ulid_unmask(ulid) IS 'the ULID behind a ulid_mask() ULID, with the active mask key';
+COMMENT ON FUNCTION ulid_unmask(ulid, integer) IS 'ulid_unmask() with the mask key of this id';
 
 -- migration helper
 

@@ -247,10 +247,7 @@ size_t format_mask_token(const char *prefix, size_t prefix_len, const uint8_t bo
     n = prefix_len;
     out[n++] = '_';
   }
-  ulid_encode(body, out + n);
-  for (size_t i = n; i < n + kMaskBodyLen; ++i) {
-    if (out[i] >= 'A' && out[i] <= 'Z') out[i] = static_cast<char>(out[i] - 'A' + 'a');
-  }
+  ulid_encode_lower(body, out + n);
   return n + kMaskBodyLen;
 }
 

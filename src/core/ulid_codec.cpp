@@ -23,12 +23,28 @@ constexpr DecodeTable kDecode;
 
 }  // namespace
 
+namespace {
+
+// 26 characters of 5 bits from two 64-bit halves, unrolled: the first takes the top 3 bits,
+// the fourteenth straddles the halves.
+void encode_with(const char *alphabet, const uint8_t in[16], char out[kUlidTextLen]) noexcept {
+  const uint64_t hi = load_be64(in);
+  const uint64_t lo = load_be64(in + 8);
+  out[0] = alphabet[hi >> 61];
+  for (int i = 1; i <= 12; ++i) out[i] = alphabet[(hi >> (61 - 5 * i)) & 31];
+  out[13] = alphabet[((hi & 1) << 4) | (lo >> 60)];
+  for (int i = 0; i < 12; ++i) out[14 + i] = alphabet[(lo >> (55 - 5 * i)) & 31];
+}
+
+}  // namespace
+
 void ulid_encode(const uint8_t in[16], char out[kUlidTextLen]) noexcept {
-  u128 v = load_be128(in);
-  for (int i = kUlidTextLen - 1; i >= 0; --i) {
-    out[i] = kAlphabet[static_cast<unsigned>(v & 31)];
-    v >>= 5;
-  }
+  encode_with(kAlphabet, in, out);
+}
+
+void ulid_encode_lower(const uint8_t in[16], char out[kUlidTextLen]) noexcept {
+  static constexpr char kLower[] = "0123456789abcdefghjkmnpqrstvwxyz";
+  encode_with(kLower, in, out);
 }
 
 UlidParse ulid_decode(const char *text, size_t len, uint8_t out[16]) noexcept {

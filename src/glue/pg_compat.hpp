@@ -11,6 +11,14 @@
 #include "varatt.h"
 #endif
 
+// 16 keeps settings' memory in a context of its own: a setting's "extra" comes from
+// guc_malloc; before, from malloc (which 15's GUC code frees with free()).
+#if PG_VERSION_NUM >= 160000
+#define SNOWFLAKE_GUC_MALLOC(size) guc_malloc(LOG, size)
+#else
+#define SNOWFLAKE_GUC_MALLOC(size) malloc(size)
+#endif
+
 // 15.0 named InitMaterializedSRF SetSingleFuncCall (renamed in 15.1).
 #if PG_VERSION_NUM < 150001
 #define InitMaterializedSRF SetSingleFuncCall

@@ -7,7 +7,9 @@
 
 #include "../core/etcd_store.hpp"
 #include "../core/lease.hpp"
+#include "../core/mask.hpp"
 
+#include "mask_keys.hpp"
 #include "settings.hpp"
 #include "state.hpp"
 
@@ -43,6 +45,7 @@ char *etcd_certfile = nullptr;
 char *etcd_keyfile = nullptr;
 char *etcd_user = nullptr;
 char *etcd_password_file = nullptr;
+char *mask_key_file = nullptr;
 char lease_setting_problem[320] = "";
 
 namespace {
@@ -266,6 +269,12 @@ void define_settings() {
       "generator raises an ERROR that names the writer.",
       &reservation_timeout_ms, 10000, 100, 3600000, PGC_SIGHUP, GUC_UNIT_MS, nullptr, nullptr,
       nullptr);
+  DefineCustomStringVariable(
+      "snowflake.mask_key_file", "The file of keys that mask IDs shown outside the database.",
+      "In the data directory or an absolute path, mode 0600: one key a line, \"ID HEX "
+      "[active]\" (ID 0 to 255, HEX 64 hex digits). Read at start and on reload; no SQL shows "
+      "a key.",
+      &mask_key_file, "", PGC_SIGHUP, 0, check_mask_key_file, assign_mask_key_file, nullptr);
   DefineCustomStringVariable(
       "snowflake.etcd_endpoints",
       "Client URLs of the etcd cluster that leases shards (snowflake.shard_source = etcd).",

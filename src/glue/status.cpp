@@ -6,9 +6,11 @@
 #include <cerrno>
 
 #include "../core/lease.hpp"
+#include "../core/mask.hpp"
 
 #include "clock.hpp"
 #include "lease.hpp"
+#include "mask_keys.hpp"
 #include "reservation.hpp"
 #include "settings.hpp"
 #include "state.hpp"
@@ -26,7 +28,7 @@ namespace {
 using namespace snowflake;
 using namespace snowflake::glue;
 
-constexpr int kStatusColumns = 29;
+constexpr int kStatusColumns = 32;
 constexpr int kStreamColumns = 5;
 
 int64_t system_clock_ms() { return read_clock(CLOCK_REALTIME) / 1000000; }
@@ -112,6 +114,14 @@ SNOWFLAKE_FUNCTION(snowflake_status) {
   values[27] = CStringGetTextDatum(error);
   nulls[27] = error[0] == '\0';
   put_count(values, 28, lease.requests.load());
+  // The mask keys: the active one's id and how many (never a key), and what is wrong.
+  const int active = mask_active_key_id();
+  values[29] = Int32GetDatum(active);
+  nulls[29] = active < 0;
+  values[30] = Int32GetDatum(mask_key_count());
+  const char *problem = mask_key_problem();
+  values[31] = CStringGetTextDatum(problem);
+  nulls[31] = problem[0] == '\0';
   tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
   return (Datum)0;
 }

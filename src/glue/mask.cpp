@@ -1,0 +1,191 @@
+// SQL functions of masking: snowflake_mask/unmask (a token for a bigint, with an optional
+// typed prefix), uuidv7_mask/unmask (uuidv47's façade) and ulid_mask/unmask. The keys come
+// from snowflake.mask_key_file (mask_keys.cpp); the formats are the core's (src/core/mask).
+#include "../core/mask.hpp"
+
+#include "mask_keys.hpp"
+
+extern "C" {
+#include "utils/builtins.h"
+#include "utils/uuid.h"
+}
+
+namespace {
+
+using namespace snowflake;
+using namespace snowflake::glue;
+
+// A call site's prefix and its digest, kept across the rows of a query.
+struct PrefixCache {
+  size_t len;
+  char prefix[kMaskPrefixMax + 1];
+  MaskCheck check;
+};
+
+const char *prefix_rule() {
+  return "A prefix is at most 63 characters of a to z and the underscore, and does not start "
+         "or end with an underscore.";
+}
+
+// The prefix argument n, checked and digested once per call site.
+const PrefixCache &prefix_arg(FunctionCallInfo fcinfo, int n) {
+  const text *t = PG_GETARG_TEXT_PP(n);
+  const char *p = VARDATA_ANY(t);
+  const size_t len = VARSIZE_ANY_EXHDR(t);
+  auto *cache = static_cast<PrefixCache *>(fcinfo->flinfo->fn_extra);
+  if (likely(cache != nullptr && cache->len == len && std::memcmp(cache->prefix, p, len) == 0))
+    return *cache;
+  if (check_mask_prefix(p, len) != MaskPrefix::kOk) {
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("invalid token prefix \"%s\"", text_to_cstring(t)),
+                    errdetail("%s", prefix_rule())));
+  }
+  if (cache == nullptr) {
+    cache = static_cast<PrefixCache *>(
+        MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, sizeof(PrefixCache)));
+    fcinfo->flinfo->fn_extra = cache;
+  }
+  std::memcpy(cache->prefix, p, len);
+  cache->prefix[len] = '\0';
+  cache->len = len;
+  cache->check = mask_check(p, len);
+  return *cache;
+}
+
+const MaskCheck &no_prefix_check() {
+  static const MaskCheck check = mask_check("", 0);
+  return check;
+}
+
+[[noreturn]] void cipher_failed() {
+  ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
+                  errmsg("the cipher library could not mask or unmask with this key")));
+}
+
+Datum token_datum(const char *prefix, size_t len, const uint8_t body[16]) {
+  text *out = static_cast<text *>(palloc(VARHDRSZ + kMaskTokenMax));
+  const size_t n = format_mask_token(prefix, len, body, VARDATA(out));
+  SET_VARSIZE(out, VARHDRSZ + n);
+  return PointerGetDatum(out);
+}
+
+Datum mask(FunctionCallInfo fcinfo, const char *prefix, size_t len, const MaskCheck &check) {
+  MaskKeyring &ring = mask_keyring();
+  uint8_t body[16];
+  if (unlikely(!ring.mask_bigint(PG_GETARG_INT64(0), check, body))) cipher_failed();
+  return token_datum(prefix, len, body);
+}
+
+const char *token_problem(TokenParse p) {
+  switch (p) {
+    case TokenParse::kBadLength:
+      return "A token is 26 characters, after its prefix and an underscore if it has one.";
+    case TokenParse::kBadCharacter:
+      return "A token uses the characters 0-9 and a-z without i, l, o and u, in either case.";
+    case TokenParse::kOverflow:
+      return "The first character of a token, after its prefix, is at most 7.";
+    case TokenParse::kBadPrefix:
+      return prefix_rule();
+    case TokenParse::kNotAuthentic:
+      return "No key of snowflake.mask_key_file made this token with this prefix: it was "
+             "changed or mistyped, or its key has been removed.";
+    case TokenParse::kOk:
+      break;
+  }
+  return "";
+}
+
+[[noreturn]] void bad_token(const text *t, TokenParse p) {
+  // Tokens are short; a long string is cut, so that a message never carries much of the input.
+  const int len = static_cast<int>(VARSIZE_ANY_EXHDR(t));
+  ereport(ERROR, (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+                  errmsg("invalid snowflake token: \"%.*s%s\"", len > 100 ? 100 : len,
+                         VARDATA_ANY(t), len > 100 ? "..." : ""),
+                  errdetail("%s", token_problem(p))));
+}
+
+// expected: the prefix the caller requires, or null to take the token's own.
+Datum unmask(FunctionCallInfo fcinfo, const PrefixCache *expected) {
+  const text *t = PG_GETARG_TEXT_PP(0);
+  char prefix[kMaskPrefixMax + 1];
+  size_t plen = 0;
+  uint8_t body[16];
+  const TokenParse p = split_mask_token(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t), prefix, &plen, body);
+  if (p != TokenParse::kOk) bad_token(t, p);
+  MaskCheck own;
+  const MaskCheck *check = &no_prefix_check();
+  if (expected != nullptr) {
+    if (plen != expected->len || std::memcmp(prefix, expected->prefix, plen) != 0) {
+      ereport(ERROR, (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+                      errmsg("snowflake token has the prefix \"%s\", not \"%s\"", prefix,
+                             expected->prefix)));
+    }
+    check = &expected->check;
+  } else if (plen > 0) {
+    own = mask_check(prefix, plen);
+    check = &own;
+  }
+  MaskKeyring &ring = mask_keyring();
+  int64_t id = 0;
+  int key_id = -1;
+  const TokenParse r = ring.unmask_bigint(body, *check, &id, &key_id);
+  if (unlikely(ring.failed())) cipher_failed();
+  if (r != TokenParse::kOk) bad_token(t, r);
+  PG_RETURN_INT64(id);
+}
+
+// The key of a 128-bit mask: the key_id argument n, or the active key without it.
+int key_arg(FunctionCallInfo fcinfo, MaskKeyring &ring, int n) {
+  if (PG_NARGS() <= n) return ring.active_id();
+  const int32 id = PG_GETARG_INT32(n);
+  if (!ring.has(id)) {
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("no mask key has the id %d", id),
+                    errhint("snowflake.mask_key_file holds %d keys; the active one has the id "
+                            "%d.", ring.count(), ring.active_id())));
+  }
+  return id;
+}
+
+Datum uuid_mask(FunctionCallInfo fcinfo, bool unmask_it) {
+  const pg_uuid_t *in = PG_GETARG_UUID_P(0);
+  const int version = in->data[6] >> 4;
+  const int want = unmask_it ? 4 : 7;
+  if (version != want) {
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("%s() takes a version %d UUID, not version %d",
+                           unmask_it ? "uuidv7_unmask" : "uuidv7_mask", want, version),
+                    unmask_it ? errdetail("uuidv7_mask() makes version 4 UUIDs.")
+                              : errdetail("Only a UUIDv7's time is masked.")));
+  }
+  MaskKeyring &ring = mask_keyring();
+  pg_uuid_t *out = static_cast<pg_uuid_t *>(palloc(sizeof(pg_uuid_t)));
+  if (!ring.uuid_mask(key_arg(fcinfo, ring, 1), in->data, out->data, unmask_it)) cipher_failed();
+  PG_RETURN_UUID_P(out);
+}
+
+Datum ulid_mask_datum(FunctionCallInfo fcinfo, bool unmask_it) {
+  const uint8_t *in = reinterpret_cast<const uint8_t *>(DatumGetPointer(PG_GETARG_DATUM(0)));
+  MaskKeyring &ring = mask_keyring();
+  uint8_t *out = static_cast<uint8_t *>(palloc(16));
+  if (!ring.ulid_mask(key_arg(fcinfo, ring, 1), in, out, unmask_it)) cipher_failed();
+  return PointerGetDatum(out);
+}
+
+}  // namespace
+
+SNOWFLAKE_FUNCTION(snowflake_mask) { return mask(fcinfo, "", 0, no_prefix_check()); }
+
+SNOWFLAKE_FUNCTION(snowflake_mask_prefix) {
+  const PrefixCache &p = prefix_arg(fcinfo, 1);
+  return mask(fcinfo, p.prefix, p.len, p.check);
+}
+
+SNOWFLAKE_FUNCTION(snowflake_unmask) { return unmask(fcinfo, nullptr); }
+
+SNOWFLAKE_FUNCTION(snowflake_unmask_prefix) { return unmask(fcinfo, &prefix_arg(fcinfo, 1)); }
+
+SNOWFLAKE_FUNCTION(uuidv7_mask) { return uuid_mask(fcinfo, false); }
+SNOWFLAKE_FUNCTION(uuidv7_unmask) { return uuid_mask(fcinfo, true); }
+SNOWFLAKE_FUNCTION(ulid_mask) { return ulid_mask_datum(fcinfo, false); }
+SNOWFLAKE_FUNCTION(ulid_unmask) { return ulid_mask_datum(fcinfo, true); }
