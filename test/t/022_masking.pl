@@ -1,0 +1,278 @@
+# Masking under keys the server holds: snowflake.mask_key_file is read at start and on
+# reload; a missing, exposed or malformed file leaves the server up and the mask functions
+# refusing with a clear ERROR and HINT; tokens round-trip, carry their prefix, reject every
+# changed or random string, and keep working after a key rotation, also in a session opened
+# before it; a lookup by token uses the primary key's index; a role that is not superuser
+# obtains no key (or derived key) through settings, catalogs, files, functions, errors, logs
+# or a dump.
+use strict;
+use warnings FATAL => 'all';
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use FindBin;
+use Digest::SHA qw(hmac_sha256_hex);
+use lib "$FindBin::Bin/../lib";
+use SnowflakeTest;
+
+# The README's example keys (and what docs/internals.md's known answers use).
+my %key = (
+	1 => '6f3a1e0b9c2d4f5a7e8b1c3d5f7a9b0c2e4d6f8a1b3c5d7e9f0a2b4c6d8e0f1a',
+	2 => 'a4c2e0f8d6b4a29e8c6a4e2c0a8f6d4b2e0c8a6f4d2b0e8c6a4f2d0b8e6c4a2f');
+# Every secret: the master keys and each key derived from them, in hex.
+my @secrets;
+foreach my $k (values %key)
+{
+	push @secrets, $k;
+	push @secrets, hmac_sha256_hex("snowflake mask $_ v1", pack('H*', $k))
+	  foreach qw(bigint ulid uuidv47);
+}
+# Any 16 hex digits of a secret in a text: what a leak would look like.
+sub leaks
+{
+	my ($text) = @_;
+	$text = lc($text // '');
+	$text =~ s/[^0-9a-f]//g;
+	foreach my $s (@secrets)
+	{
+		for (my $i = 0; $i + 16 <= length $s; $i += 8)
+		{
+			return 1 if index($text, substr($s, $i, 16)) >= 0;
+		}
+	}
+	return 0;
+}
+
+my $node = snowflake_node('mask', "snowflake.shard_id = 3\nsnowflake.mask_key_file = 'mask.keys'\n");
+$node->start;
+$node->safe_psql('postgres', 'CREATE EXTENSION snowflake');
+my $keyfile = $node->data_dir . '/mask.keys';
+
+sub status
+{
+	return $node->safe_psql('postgres',
+		q{SELECT concat_ws('|', coalesce(mask_key_id::text, '-'), mask_keys, coalesce(mask_key_problem, '-')) FROM snowflake_status()});
+}
+
+sub psql_error
+{
+	my ($sql, $db, $user) = @_;
+	my ($ret, $out, $err) = (undef, '', '');
+	$node->psql($db // 'postgres', $sql, stdout => \$out, stderr => \$err,
+		extra_params => [ '-v', 'VERBOSITY=verbose', defined $user ? ('-U', $user) : () ]);
+	return $err;
+}
+
+# Reloads and waits until a new session sees the keys' state match $re.
+sub reload_until
+{
+	my ($re) = @_;
+	$node->reload;
+	poll_until(sub { status() =~ $re }) or die 'not reloaded: ' . status();
+	return;
+}
+
+# No file yet: the server runs, the functions refuse and say why.
+my $err = psql_error('SELECT snowflake_mask(1)');
+like($err, qr/ERROR:  55000: no mask key is loaded/, 'no key file: 55000');
+like($err, qr/DETAIL:  could not open "mask\.keys": No such file/, 'the detail names the file');
+like($err, qr/HINT:  Fix the file that snowflake\.mask_key_file names and reload/, 'and the hint the remedy');
+like(status(), qr/^-\|0\|could not open "mask\.keys"/, 'status: no key, and why');
+is($node->safe_psql('postgres', 'SELECT count(*) FROM (SELECT snowflake()) s'), '1',
+	'the server generates IDs without mask keys');
+
+# A file others may read is refused, as PostgreSQL refuses such an ssl_key_file.
+append_to_file($keyfile, "# the README's example key\n1 $key{1} active\n");
+chmod 0644, $keyfile;
+reload_until(qr/may be read by others/);
+like(psql_error('SELECT snowflake_unmask($$ord_2jc3znny09xsswyk0wgq1m1pnp$$)'),
+	qr/must be mode 0600/, 'a key file others may read is refused');
+chmod 0600, $keyfile;
+reload_until(qr/^1\|1\|-$/);
+pass('mode 0600: key 1 is active, one key, no problem');
+
+# Known answers (docs/internals.md), equal IDs giving equal tokens, round trips.
+is($node->safe_psql('postgres', q{SELECT snowflake_mask(1234, 'ord'), snowflake_mask(1234)}),
+	'ord_2jc3znny09xsswyk0wgq1m1pnp|478p5c3g2yq7574zy24swpa6e7', 'the documented tokens');
+$node->safe_psql('postgres', q{
+CREATE TABLE orders (id bigint PRIMARY KEY DEFAULT snowflake(), total numeric);
+INSERT INTO orders (total) SELECT g FROM generate_series(1, 10000) g;
+ANALYZE orders;
+});
+is( $node->safe_psql(
+		'postgres', q{
+SELECT count(*), count(DISTINCT t), min(length(t)), max(length(t)),
+       count(*) FILTER (WHERE snowflake_unmask(t, 'ord') = id AND snowflake_unmask(t) = id
+                          AND snowflake_unmask(upper(t)) = id AND snowflake_mask(id, 'ord') = t)
+  FROM (SELECT id, snowflake_mask(id, 'ord') AS t FROM orders) s}),
+	'10000|10000|30|30|10000',
+	'10,000 IDs: distinct 30-character tokens that unmask to their IDs, in either case');
+is( $node->safe_psql(
+		'postgres', q{
+SELECT string_agg(snowflake_unmask(snowflake_mask(v))::text, ',' ORDER BY v)
+  FROM unnest(ARRAY[0, 1, -1, 9223372036854775807, -9223372036854775808]::bigint[]) v}),
+	'-9223372036854775808,-1,0,1,9223372036854775807', 'every bigint round-trips');
+
+# A lookup by token goes through the primary key's index.
+my $token = $node->safe_psql('postgres', q{SELECT snowflake_mask(id, 'ord') FROM orders ORDER BY id LIMIT 1 OFFSET 500});
+like($node->safe_psql('postgres', "EXPLAIN (COSTS OFF) SELECT * FROM orders WHERE id = snowflake_unmask('$token', 'ord')"),
+	qr/Index Scan using orders_pkey on orders/, 'a lookup by token is an index scan of the primary key');
+
+# Every kind of bad token and argument: a clear ERROR with its SQLSTATE.
+my $changed = $token;
+substr($changed, 10, 1) = substr($changed, 10, 1) eq 'a' ? 'b' : 'a';
+like(psql_error("SELECT snowflake_unmask('$changed')"),
+	qr/ERROR:  22P02: invalid snowflake token: "\Q$changed\E"\nDETAIL:  No key of snowflake\.mask_key_file made this token/,
+	'a changed character: 22P02');
+like(psql_error("SELECT snowflake_unmask('$token', 'user')"),
+	qr/ERROR:  22P02: snowflake token has the prefix "ord", not "user"/, 'another prefix than asked: 22P02');
+(my $as_user = $token) =~ s/^ord_/user_/;
+like(psql_error("SELECT snowflake_unmask('$as_user')"), qr/22P02: invalid snowflake token/,
+	'a prefix swapped on the token: 22P02');
+like(psql_error("SELECT snowflake_unmask('" . substr($token, 0, 29) . "')"),
+	qr/22P02.*\nDETAIL:  A token is 26 characters/, 'a truncated token: 22P02');
+like(psql_error("SELECT snowflake_unmask('ord_8" . substr($token, 5) . "')"),
+	qr/22P02.*\nDETAIL:  The first character of a token, after its prefix, is at most 7/, 'an overflowing token: 22P02');
+like(psql_error("SELECT snowflake_mask(1, 'Order')"),
+	qr/ERROR:  22023: invalid token prefix "Order"\nDETAIL:  A prefix is at most 63 characters/, 'a bad prefix: 22023');
+like(psql_error("SELECT uuidv7_mask(gen_random_uuid())"),
+	qr/ERROR:  22023: uuidv7_mask\(\) takes a version 7 UUID, not version 4/, 'uuidv7_mask of a v4: 22023');
+like(psql_error("SELECT ulid_mask(ulid(), 9)"),
+	qr/ERROR:  22023: no mask key has the id 9/, 'a key id not in the file: 22023');
+
+# 10,000 random strings of a token's length and alphabet: every one refused, with 22P02.
+is( $node->safe_psql(
+		'postgres', q{
+DO $$
+DECLARE
+  alphabet constant text := '0123456789abcdefghjkmnpqrstvwxyz';
+  t text;
+  accepted int := 0;
+BEGIN
+  PERFORM setseed(0.25);
+  FOR i IN 1 .. 10000 LOOP
+    t := substr(alphabet, 1 + floor(random() * 8)::int, 1);
+    FOR j IN 2 .. 26 LOOP
+      t := t || substr(alphabet, 1 + floor(random() * 32)::int, 1);
+    END LOOP;
+    BEGIN
+      PERFORM snowflake_unmask('ord_' || t);
+      accepted := accepted + 1;
+    EXCEPTION WHEN invalid_text_representation THEN NULL;
+    END;
+  END LOOP;
+  IF accepted > 0 THEN
+    RAISE EXCEPTION '% of 10,000 random tokens accepted', accepted;
+  END IF;
+END $$;
+SELECT 'none accepted'}),
+	'none accepted', '10,000 random tokens: every one refused with 22P02');
+
+# The 128-bit kinds: exact inverses, the façade a version 4 UUID.
+is( $node->safe_psql(
+		'postgres', q{
+SELECT count(*) FILTER (WHERE uuidv7_unmask(m) = u AND uuid_extract_version(m) = 4 AND m <> u),
+       count(*) FILTER (WHERE ulid_unmask(ulid_mask(l)) = l AND ulid_mask(l) <> l)
+  FROM (SELECT u, uuidv7_mask(u) AS m, ulid() AS l
+          FROM (SELECT snowflake_uuidv7() AS u FROM generate_series(1, 2000)) s) s}),
+	'2000|2000', 'uuidv7_mask and ulid_mask invert exactly');
+
+# Rotation: key 2 becomes active; a session opened before the reload takes it at its next
+# statement; tokens made under key 1 still unmask; the façades take a key id.
+my $script = $node->basedir . '/rotate.sh';
+my $connstr = $node->connstr('postgres');
+append_to_file($script, qq{#!/bin/sh
+set -e
+printf '1 %s\\n2 %s active\\n' '$key{1}' '$key{2}' > '$keyfile'
+psql -XAtq -d "$connstr" -c 'SELECT pg_reload_conf()' >/dev/null
+until [ "\$(psql -XAtq -d "$connstr" -c 'SELECT mask_key_id FROM snowflake_status()')" = 2 ]; do sleep 0.1; done
+});
+chmod 0700, $script;
+my $u = $node->safe_psql('postgres', 'SELECT snowflake_uuidv7()');
+my $old_facade = $node->safe_psql('postgres', "SELECT uuidv7_mask('$u')");
+my ($out, $stderr);
+my $ret = $node->psql('postgres', qq{
+SELECT snowflake_mask(1234, 'ord');
+\\! $script
+SELECT 1;
+SELECT snowflake_mask(1234, 'ord');
+SELECT snowflake_unmask('ord_2jc3znny09xsswyk0wgq1m1pnp', 'ord');
+SELECT uuidv7_unmask('$old_facade', 1) = '$u', uuidv7_unmask('$old_facade') = '$u';
+SELECT uuidv7_unmask(uuidv7_mask('$u')) = '$u', uuidv7_mask('$u') <> '$old_facade';
+}, stdout => \$out, stderr => \$stderr, on_error_stop => 1);
+is($ret, 0, 'the rotation script ran') or diag($stderr);
+is( $out,
+	"ord_2jc3znny09xsswyk0wgq1m1pnp\n1\nord_68jtpbbvgksbf99bvbewn31h6f\n1234\nt|f\nt|t",
+	'one session across the rotation: new tokens under key 2, old ones unmask, façades by key id');
+like(status(), qr/^2\|2\|-$/, 'status: key 2 active, two keys');
+is($node->safe_psql('postgres', "SELECT count(*) FROM orders WHERE snowflake_unmask(snowflake_mask(id, 'ord'), 'ord') = id"),
+	'10000', 'every ID round-trips under the new key');
+
+# A reload that cannot read the file keeps the keys in use and says why, once, in the log.
+my $log_at = -s $node->logfile;
+append_to_file($keyfile, "3 not-a-key\n");
+reload_until(qr/the keys loaded before stay in use/);
+is($node->safe_psql('postgres', q{SELECT snowflake_unmask('ord_2jc3znny09xsswyk0wgq1m1pnp')}), '1234',
+	'a broken file on reload: the keys loaded before keep working');
+like(log_since($node, $log_at),
+	qr/WARNING:  snowflake\.mask_key_file: "mask\.keys", line 3: the key is not 64 hex digits \(256 bits\); the keys loaded before stay in use/,
+	'the log says what is wrong with the file');
+ok(!leaks(slurp_file($node->logfile)), 'the log holds no key');
+# Retiring key 1: its tokens are refused from then on.
+open(my $fh, '>', $keyfile) or die $!;
+print $fh "2 $key{2} active\n";
+close $fh;
+reload_until(qr/^2\|1\|-$/);
+like(psql_error(q{SELECT snowflake_unmask('ord_2jc3znny09xsswyk0wgq1m1pnp')}), qr/22P02: invalid snowflake token/,
+	'a retired key\'s tokens are refused');
+
+# A role that is not superuser, with pg_monitor (which reads every setting): no key by any
+# SQL it can run.
+$node->safe_psql('postgres', q{
+CREATE ROLE app LOGIN;
+GRANT pg_monitor TO app;
+GRANT SELECT ON orders TO app;
+});
+my @attempts = (
+	q{SELECT name, setting, reset_val, boot_val, sourcefile FROM pg_settings WHERE name LIKE 'snowflake.%'},
+	q{SELECT current_setting('snowflake.mask_key_file')},
+	q{SHOW ALL},
+	q{SELECT * FROM pg_file_settings},
+	q{SELECT pg_read_file('mask.keys')},
+	q{SELECT pg_read_binary_file('mask.keys')},
+	q{SELECT pg_read_file('} . $keyfile . q{')},
+	q{SELECT * FROM pg_stat_file('mask.keys')},
+	q{SELECT pg_ls_dir('.')},
+	q{CREATE TEMP TABLE k (line text); COPY k FROM '} . $keyfile . q{'; SELECT * FROM k},
+	q{SELECT lo_import('} . $keyfile . q{')},
+	q{SET snowflake.mask_key_file = '/dev/stdin'},
+	q{ALTER SYSTEM SET snowflake.mask_key_file = '/tmp/other'},
+	q{SELECT * FROM snowflake_status()},
+	q{SELECT snowflake_unmask(repeat('z', 200))},
+	q{SELECT snowflake_unmask('ord_zzzzzzzzzzzzzzzzzzzzzzzzzz')},
+	q{SELECT snowflake_mask(1, repeat('a', 64))},
+	q{SELECT uuidv7_unmask('00000000-0000-7000-8000-000000000000')},
+	q{SELECT ulid_mask('00000000000000000000000000'::ulid, 1)},
+	q{SELECT proname, prosrc, probin FROM pg_proc WHERE proname LIKE '%mask%'},
+	q{SELECT * FROM pg_stat_activity},
+	q{SELECT snowflake_mask(id, 'ord') FROM orders LIMIT 3});
+my $refused = 0;
+foreach my $sql (@attempts)
+{
+	my ($r, $o, $e) = $node->psql('postgres', $sql, stdout => \my $so, stderr => \my $se,
+		extra_params => [ '-U', 'app', '-v', 'VERBOSITY=verbose' ]);
+	ok(!leaks($so) && !leaks($se), "no key in what app gets from: $sql");
+	$refused++ if $sql =~ /pg_read|pg_stat_file|pg_ls_dir|COPY|lo_import|pg_file_settings/ && $se =~ /permission denied|must be superuser/;
+}
+is($refused, 8, 'every file and file-settings function refuses app');
+like(psql_error(q{SET snowflake.mask_key_file = '/dev/stdin'}, 'postgres', 'app'),
+	qr/cannot be changed now/, 'no session can point the server at another key file');
+is($node->safe_psql('postgres', q{SELECT snowflake_unmask(snowflake_mask(42))}), '42',
+	'app\'s attempts changed nothing');
+my $dump = `pg_dump -d '$connstr' 2>&1`;
+like($dump, qr/CREATE TABLE public\.orders/, 'pg_dump ran');
+ok(!leaks($dump), 'a dump holds no key');
+ok(!leaks(slurp_file($node->logfile)), 'nor does the server log');
+
+$node->stop;
+done_testing();
