@@ -4,14 +4,15 @@ EXTVERSION = $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" $(EXTENSION).co
 MODULE_big = snowflake
 CORE_OBJS = src/core/clock.o src/core/chacha.o src/core/id128.o src/core/ulid_codec.o \
 	src/core/lease.o src/core/etcd_store.o \
-	src/core/foreign_codec.o src/core/mask.o
-# The glue: one file per SQL family (snowflake, uuidv7, ulid, foreign, observe, status), the
-# module's start-up and settings, and what the families share (src/glue/*.hpp).
+	src/core/foreign_codec.o src/core/typeid_codec.o src/core/mask.o
+# The glue: one file per SQL family (snowflake, uuidv7, ulid, typeid, mask, foreign, observe,
+# status), the module's start-up and settings, and what the families share (src/glue/*.hpp).
 GLUE_OBJS = src/glue/module.o src/glue/settings.o src/glue/clock.o src/glue/random.o \
 	src/glue/timestamps.o src/glue/generation.o src/glue/reservation.o \
 	src/glue/reservation_storage.o src/glue/snowflake.o src/glue/uuidv7.o src/glue/ulid.o \
 	src/glue/foreign.o src/glue/observe.o src/glue/status.o src/glue/legacy_symbols.o \
-	src/glue/lease.o src/glue/lease_worker.o src/glue/mask_keys.o src/glue/mask.o
+	src/glue/lease.o src/glue/lease_worker.o src/glue/typeid.o src/glue/mask_keys.o \
+	src/glue/mask.o
 OBJS = $(CORE_OBJS) $(GLUE_OBJS)
 
 # extension/ holds the install script, copied to its versioned name at build time, and the
@@ -81,10 +82,12 @@ src/core/chacha.o: override CXXFLAGS += $(CHACHA_FLAGS)
 extension/$(EXTENSION)--$(EXTVERSION).sql: extension/$(EXTENSION).sql
 	cp $< $@
 
-# Unit tests of the PostgreSQL-free core, with a fake clock.
+# Unit tests of the PostgreSQL-free core, with a fake clock; published test vectors
+# (test/vectors/) are read from this tree, wherever the tests run from.
 UNIT_SRCS = $(wildcard test/unit/*.cpp) $(CORE_OBJS:.o=.cpp)
 test/unit/unit_tests: $(UNIT_SRCS) $(wildcard src/core/*.hpp)
 	$(CXX) -std=c++17 -O2 -g -Wall -Wextra $(WERROR) -pthread $(CHACHA_FLAGS) -Isrc/core -o $@ \
+		-DSNOWFLAKE_VECTORS_DIR='"$(CURDIR)/test/vectors"' \
 		$(UNIT_SRCS) \
 		-lgtest -lgtest_main -lcurl -lcrypto
 
@@ -97,10 +100,10 @@ bench/core_costs: bench/core_costs.cpp src/core/chacha.cpp $(wildcard src/core/*
 		bench/core_costs.cpp \
 		src/core/chacha.cpp
 
-# libFuzzer over the ULID, ObjectId and KSUID parsers and the decoders, with ASan and UBSan (clang). A short run
+# libFuzzer over the ULID, TypeID, ObjectId and KSUID parsers and the decoders, with ASan and UBSan (clang). A short run
 # by default; FUZZ_SECONDS=600 for the documented long run.
 FUZZ_SECONDS ?= 30
-FUZZ_SRCS = src/core/ulid_codec.cpp src/core/foreign_codec.cpp
+FUZZ_SRCS = src/core/ulid_codec.cpp src/core/foreign_codec.cpp src/core/typeid_codec.cpp
 test/fuzz/fuzz_core: test/fuzz/fuzz_core.cpp $(FUZZ_SRCS) $(wildcard src/core/*.hpp)
 	clang++ -std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 		-Isrc/core -o $@ test/fuzz/fuzz_core.cpp $(FUZZ_SRCS)

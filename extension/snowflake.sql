@@ -249,6 +249,19 @@ CREATE OPERATOR CLASS ulid_minmax_ops DEFAULT FOR TYPE ulid USING brin AS
 	FUNCTION 3 pg_catalog.brin_minmax_consistent(internal, internal, internal),
 	FUNCTION 4 pg_catalog.brin_minmax_union(internal, internal, internal);
 
+-- TypeID (github.com/jetify-com/typeid, specification 0.3.0): a type prefix and a uuid as one
+-- text, user_01h455vb4pex5vsknk084sn02q, in lower case only as the specification says. The
+-- C symbol of typeid() is typeid_compose: typeid is a C++ keyword.
+
+CREATE FUNCTION typeid(prefix text, id uuid) RETURNS text
+	AS 'MODULE_PATHNAME', 'typeid_compose' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION typeid_uuid(id text) RETURNS uuid
+	AS 'MODULE_PATHNAME', 'typeid_uuid' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION typeid_prefix(id text) RETURNS text
+	AS 'MODULE_PATHNAME', 'typeid_prefix' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
 -- causal order across servers: after observing an ID from elsewhere, every ID issued here is
 -- above it
 
@@ -441,6 +454,9 @@ COMMENT ON FUNCTION snowflake_at(timestamptz, text) IS 'the smallest ID of a lay
 COMMENT ON FUNCTION objectid_timestamp(text) IS 'the second in a MongoDB ObjectId of 24 hex digits';
 COMMENT ON FUNCTION objectid_timestamp(bytea) IS 'the second in a MongoDB ObjectId of 12 bytes';
 COMMENT ON FUNCTION ksuid_timestamp(text) IS 'the second in a KSUID of 27 base62 characters';
+COMMENT ON FUNCTION typeid(text, uuid) IS 'the TypeID of a uuid with a type prefix (at most 63 of a-z and _, neither first nor last; empty: the suffix alone): prefix_ and 26 characters of lower-case Crockford base32';
+COMMENT ON FUNCTION typeid_uuid(text) IS 'the uuid of a TypeID, checked whole against the TypeID specification';
+COMMENT ON FUNCTION typeid_prefix(text) IS 'the type prefix of a TypeID (empty when it has none), checked whole against the TypeID specification';
 COMMENT ON FUNCTION snowflake_observe(bigint) IS 'every snowflake ID issued here from now on is above this one, from another server (bounded by snowflake.max_clock_offset)';
 COMMENT ON FUNCTION snowflake_observe(uuid) IS 'every ID issued here from now on is in a later millisecond than this version 7 UUID (bounded by snowflake.max_clock_offset)';
 COMMENT ON FUNCTION snowflake_observe(ulid) IS 'every ID issued here from now on is in a later millisecond than this ULID (bounded by snowflake.max_clock_offset)';

@@ -56,7 +56,21 @@ SELECT call, pg_temp.outcome('SELECT (' || call || ')::text') AS outcome FROM (V
   ('''\x000102030405060708090a0b0c0d0e0f10''::bytea::ulid'),
   ('''\x000102030405060708090a0b0c0d0e0f''::bytea::ulid'),
   ('NULL::ulid::uuid'),
-  ('''ffffffff-ffff-ffff-ffff-ffffffffffff''::uuid::ulid')
+  ('''ffffffff-ffff-ffff-ffff-ffffffffffff''::uuid::ulid'),
+  ('typeid(NULL, gen_random_uuid())'),
+  ('typeid('''', ''ffffffff-ffff-ffff-ffff-ffffffffffff'')'),
+  ('typeid(''a'', ''00000000-0000-0000-0000-000000000000'')'),
+  ('length(typeid(repeat(''z'', 63), gen_random_uuid()))'),
+  ('typeid(''Z'', ''00000000-0000-0000-0000-000000000000'')'),
+  ('typeid_uuid(NULL)'),
+  ('typeid_uuid(''7zzzzzzzzzzzzzzzzzzzzzzzzz'')'),
+  ('typeid_uuid(''8zzzzzzzzzzzzzzzzzzzzzzzzz'')'),
+  ('typeid_uuid(''7ZZZZZZZZZZZZZZZZZZZZZZZZZ'')'),
+  ('typeid_uuid('''')'),
+  ('typeid_prefix(NULL)'),
+  ('typeid_prefix(''00000000000000000000000000'')'),
+  ('typeid_prefix(''a_00000000000000000000000000'')'),
+  ('typeid_prefix(''a_0000000000000000000000000'')')
 ) AS c(call);
 
 -- the snowflake forms with the epoch as an argument (IMMUTABLE): the one-argument forms'

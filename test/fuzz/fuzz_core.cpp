@@ -1,9 +1,10 @@
-// libFuzzer target over the ULID text parser and every decoder of the core: no input may
+// libFuzzer target over the ULID and TypeID text parsers and every decoder of the core: no input may
 // crash, read out of bounds or hit undefined behaviour (built with ASan and UBSan), and
 // every value that parses or decodes must round-trip exactly.
 #include "foreign_codec.hpp"
 #include "id128.hpp"
 #include "layout.hpp"
+#include "typeid_codec.hpp"
 #include "ulid_codec.hpp"
 
 #include <cctype>
@@ -66,6 +67,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size != foreign::kKsuidTextLen) std::abort();
     for (size_t i = 0; i < size; ++i)
       if (!std::isalnum(data[i])) std::abort();
+  }
+  // TypeID text: one text per prefix and value, so what parses encodes back to itself.
+  size_t prefix_len = 0;
+  if (typeid_decode(text, size, &prefix_len, bytes) == TypeidProblem::kOk) {
+    char back[kTypeidMaxLen];
+    size_t len = 0;
+    if (typeid_encode(text, prefix_len, bytes, back, &len) != TypeidProblem::kOk) std::abort();
+    if (len != size || std::memcmp(back, data, size) != 0) std::abort();
   }
   return 0;
 }
