@@ -171,7 +171,7 @@ SELECT 'none accepted'}),
 # The 128-bit kinds: exact inverses, the façade a version 4 UUID.
 is( $node->safe_psql(
 		'postgres', q{
-SELECT count(*) FILTER (WHERE uuidv7_unmask(m) = u AND uuid_extract_version(m) = 4 AND m <> u),
+SELECT count(*) FILTER (WHERE uuidv7_unmask(m) = u AND substr(m::text, 15, 1) = '4' AND m <> u),
        count(*) FILTER (WHERE ulid_unmask(ulid_mask(l)) = l AND ulid_mask(l) <> l)
   FROM (SELECT u, uuidv7_mask(u) AS m, ulid() AS l
           FROM (SELECT snowflake_uuidv7() AS u FROM generate_series(1, 2000)) s) s}),
