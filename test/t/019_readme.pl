@@ -56,7 +56,14 @@ $node->init;
 $node->append_conf('postgresql.conf', q{
 shared_preload_libraries = 'snowflake'
 snowflake.shard_id = 1
+snowflake.mask_key_file = 'mask.keys'
 });
+# The README's example mask key, in a file of mode 0600 as the README makes it.
+my ($example_key) = grep { /^`1 [0-9a-f]{64} active`/ || /`(1 [0-9a-f]{64} active)`/ } @lines;
+($example_key) = $example_key =~ /(1 [0-9a-f]{64} active)/ if defined $example_key;
+ok(defined $example_key, 'the README gives its example mask key');
+PostgreSQL::Test::Utils::append_to_file($node->data_dir . '/mask.keys', "$example_key\n");
+chmod 0600, $node->data_dir . '/mask.keys';
 $node->start;
 $node->safe_psql('postgres', 'CREATE DATABASE app');
 
