@@ -300,41 +300,25 @@ GRANT EXECUTE ON FUNCTION snowflake_replica_guard() TO @extowner@ WITH GRANT OPT
 -- masking: IDs shown outside the database without their time, shard or order, under the
 -- keys of snowflake.mask_key_file. STABLE, not IMMUTABLE: a reload can change the active key.
 
-CREATE FUNCTION snowflake_mask(id bigint) RETURNS text
+CREATE FUNCTION snowflake_mask(id bigint, prefix text DEFAULT '') RETURNS text
 	AS 'MODULE_PATHNAME', 'snowflake_mask' LANGUAGE C STABLE STRICT PARALLEL SAFE;
 
-CREATE FUNCTION snowflake_mask(id bigint, prefix text) RETURNS text
-	AS 'MODULE_PATHNAME', 'snowflake_mask_prefix' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+-- Without a prefix, the token's own; NULL for a NULL token.
+CREATE FUNCTION snowflake_unmask(token text, prefix text DEFAULT NULL) RETURNS bigint
+	AS 'MODULE_PATHNAME', 'snowflake_unmask' LANGUAGE C STABLE PARALLEL SAFE;
 
-CREATE FUNCTION snowflake_unmask(token text) RETURNS bigint
-	AS 'MODULE_PATHNAME', 'snowflake_unmask' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+-- Without a key id, the active key; NULL for a NULL ID.
+CREATE FUNCTION uuidv7_mask(id uuid, key_id integer DEFAULT NULL) RETURNS uuid
+	AS 'MODULE_PATHNAME', 'uuidv7_mask' LANGUAGE C STABLE PARALLEL SAFE;
 
-CREATE FUNCTION snowflake_unmask(token text, prefix text) RETURNS bigint
-	AS 'MODULE_PATHNAME', 'snowflake_unmask_prefix' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uuidv7_unmask(id uuid, key_id integer DEFAULT NULL) RETURNS uuid
+	AS 'MODULE_PATHNAME', 'uuidv7_unmask' LANGUAGE C STABLE PARALLEL SAFE;
 
-CREATE FUNCTION uuidv7_mask(uuid) RETURNS uuid
-	AS 'MODULE_PATHNAME', 'uuidv7_mask' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION ulid_mask(id ulid, key_id integer DEFAULT NULL) RETURNS ulid
+	AS 'MODULE_PATHNAME', 'ulid_mask' LANGUAGE C STABLE PARALLEL SAFE;
 
-CREATE FUNCTION uuidv7_mask(uuid, key_id integer) RETURNS uuid
-	AS 'MODULE_PATHNAME', 'uuidv7_mask' LANGUAGE C STABLE STRICT PARALLEL SAFE;
-
-CREATE FUNCTION uuidv7_unmask(uuid) RETURNS uuid
-	AS 'MODULE_PATHNAME', 'uuidv7_unmask' LANGUAGE C STABLE STRICT PARALLEL SAFE;
-
-CREATE FUNCTION uuidv7_unmask(uuid, key_id integer) RETURNS uuid
-	AS 'MODULE_PATHNAME', 'uuidv7_unmask' LANGUAGE C STABLE STRICT PARALLEL SAFE;
-
-CREATE FUNCTION ulid_mask(ulid) RETURNS ulid
-	AS 'MODULE_PATHNAME', 'ulid_mask' LANGUAGE C STABLE STRICT PARALLEL SAFE;
-
-CREATE FUNCTION ulid_mask(ulid, key_id integer) RETURNS ulid
-	AS 'MODULE_PATHNAME', 'ulid_mask' LANGUAGE C STABLE STRICT PARALLEL SAFE;
-
-CREATE FUNCTION ulid_unmask(ulid) RETURNS ulid
-	AS 'MODULE_PATHNAME', 'ulid_unmask' LANGUAGE C STABLE STRICT PARALLEL SAFE;
-
-CREATE FUNCTION ulid_unmask(ulid, key_id integer) RETURNS ulid
-	AS 'MODULE_PATHNAME', 'ulid_unmask' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION ulid_unmask(id ulid, key_id integer DEFAULT NULL) RETURNS ulid
+	AS 'MODULE_PATHNAME', 'ulid_unmask' LANGUAGE C STABLE PARALLEL SAFE;
 
 -- observability
 
@@ -461,18 +445,12 @@ COMMENT ON FUNCTION snowflake_observe(bigint) IS 'every snowflake ID issued here
 COMMENT ON FUNCTION snowflake_observe(uuid) IS 'every ID issued here from now on is in a later millisecond than this version 7 UUID (bounded by snowflake.max_clock_offset)';
 COMMENT ON FUNCTION snowflake_observe(ulid) IS 'every ID issued here from now on is in a later millisecond than this ULID (bounded by snowflake.max_clock_offset)';
 
-COMMENT ON FUNCTION snowflake_mask(bigint) IS 'a 26-character token for an ID, under the active key of snowflake.mask_key_file: no time, shard or order can be read from it';
-COMMENT ON FUNCTION snowflake_mask(bigint, text) IS 'a token for an ID with a typed prefix (ord_...), under the active mask key';
-COMMENT ON FUNCTION snowflake_unmask(text) IS 'the ID of a token made by snowflake_mask() with any key of snowflake.mask_key_file; a changed or forged token is an ERROR';
-COMMENT ON FUNCTION snowflake_unmask(text, text) IS 'the ID of a token that carries this prefix';
-COMMENT ON FUNCTION uuidv7_mask(uuid) IS 'a version-4-looking UUID for a UUIDv7, its time hidden (uuidv47''s format) under the active mask key';
-COMMENT ON FUNCTION uuidv7_mask(uuid, integer) IS 'uuidv7_mask() with the mask key of this id';
-COMMENT ON FUNCTION uuidv7_unmask(uuid) IS 'the UUIDv7 behind a uuidv7_mask() UUID, with the active mask key';
-COMMENT ON FUNCTION uuidv7_unmask(uuid, integer) IS 'uuidv7_unmask() with the mask key of this id';
-COMMENT ON FUNCTION ulid_mask(ulid) IS 'a ULID with nothing to read in it (AES-256 of the ULID), under the active mask key';
-COMMENT ON FUNCTION ulid_mask(ulid, integer) IS 'ulid_mask() with the mask key of this id';
-COMMENT ON FUNCTION ulid_unmask(ulid) IS 'the ULID behind a ulid_mask() ULID, with the active mask key';
-COMMENT ON FUNCTION ulid_unmask(ulid, integer) IS 'ulid_unmask() with the mask key of this id';
+COMMENT ON FUNCTION snowflake_mask(bigint, text) IS 'a 26-character token for an ID (with prefix_ before it if given) under the active key of snowflake.mask_key_file: no time, shard or order can be read from it';
+COMMENT ON FUNCTION snowflake_unmask(text, text) IS 'the ID of a token made by snowflake_mask() with any key of snowflake.mask_key_file, which must carry prefix if given; a changed or forged token is an ERROR';
+COMMENT ON FUNCTION uuidv7_mask(uuid, integer) IS 'a version-4-looking UUID for a UUIDv7, its time hidden (uuidv47''s format), under the active mask key or the key of key_id';
+COMMENT ON FUNCTION uuidv7_unmask(uuid, integer) IS 'the UUIDv7 behind a uuidv7_mask() UUID, with the active mask key or the key of key_id';
+COMMENT ON FUNCTION ulid_mask(ulid, integer) IS 'a ULID with nothing to read in it (AES-256 of the ULID), under the active mask key or the key of key_id';
+COMMENT ON FUNCTION ulid_unmask(ulid, integer) IS 'the ULID behind a ulid_mask() ULID, with the active mask key or the key of key_id';
 
 -- migration helper
 

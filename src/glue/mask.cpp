@@ -134,9 +134,9 @@ Datum unmask(FunctionCallInfo fcinfo, const PrefixCache *expected) {
   PG_RETURN_INT64(id);
 }
 
-// The key of a 128-bit mask: the key_id argument n, or the active key without it.
+// The key of a 128-bit mask: the key_id argument n, or the active key when it is NULL.
 int key_arg(FunctionCallInfo fcinfo, MaskKeyring &ring, int n) {
-  if (PG_NARGS() <= n) return ring.active_id();
+  if (PG_NARGS() <= n || PG_ARGISNULL(n)) return ring.active_id();
   const int32 id = PG_GETARG_INT32(n);
   if (!ring.has(id)) {
     ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -174,18 +174,31 @@ Datum ulid_mask_datum(FunctionCallInfo fcinfo, bool unmask_it) {
 
 }  // namespace
 
-SNOWFLAKE_FUNCTION(snowflake_mask) { return mask(fcinfo, "", 0, no_prefix_check()); }
-
-SNOWFLAKE_FUNCTION(snowflake_mask_prefix) {
+SNOWFLAKE_FUNCTION(snowflake_mask) {
   const PrefixCache &p = prefix_arg(fcinfo, 1);
   return mask(fcinfo, p.prefix, p.len, p.check);
 }
 
-SNOWFLAKE_FUNCTION(snowflake_unmask) { return unmask(fcinfo, nullptr); }
+// Not STRICT: a NULL prefix (the default) takes the token's own.
+SNOWFLAKE_FUNCTION(snowflake_unmask) {
+  if (PG_ARGISNULL(0)) PG_RETURN_NULL();
+  return unmask(fcinfo, PG_ARGISNULL(1) ? nullptr : &prefix_arg(fcinfo, 1));
+}
 
-SNOWFLAKE_FUNCTION(snowflake_unmask_prefix) { return unmask(fcinfo, &prefix_arg(fcinfo, 1)); }
-
-SNOWFLAKE_FUNCTION(uuidv7_mask) { return uuid_mask(fcinfo, false); }
-SNOWFLAKE_FUNCTION(uuidv7_unmask) { return uuid_mask(fcinfo, true); }
-SNOWFLAKE_FUNCTION(ulid_mask) { return ulid_mask_datum(fcinfo, false); }
-SNOWFLAKE_FUNCTION(ulid_unmask) { return ulid_mask_datum(fcinfo, true); }
+// Not STRICT: a NULL key id (the default) is the active key's.
+SNOWFLAKE_FUNCTION(uuidv7_mask) {
+  if (PG_ARGISNULL(0)) PG_RETURN_NULL();
+  return uuid_mask(fcinfo, false);
+}
+SNOWFLAKE_FUNCTION(uuidv7_unmask) {
+  if (PG_ARGISNULL(0)) PG_RETURN_NULL();
+  return uuid_mask(fcinfo, true);
+}
+SNOWFLAKE_FUNCTION(ulid_mask) {
+  if (PG_ARGISNULL(0)) PG_RETURN_NULL();
+  return ulid_mask_datum(fcinfo, false);
+}
+SNOWFLAKE_FUNCTION(ulid_unmask) {
+  if (PG_ARGISNULL(0)) PG_RETURN_NULL();
+  return ulid_mask_datum(fcinfo, true);
+}
