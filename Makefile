@@ -10,19 +10,27 @@ CORE_OBJS = src/core/clock.o src/core/chacha.o src/core/id128.o src/core/ulid_co
 GLUE_OBJS = src/glue/module.o src/glue/settings.o src/glue/clock.o src/glue/random.o \
 	src/glue/timestamps.o src/glue/generation.o src/glue/reservation.o \
 	src/glue/reservation_storage.o src/glue/snowflake.o src/glue/uuidv7.o src/glue/ulid.o \
-	src/glue/foreign.o src/glue/observe.o src/glue/status.o src/glue/legacy_symbols.o \
-	src/glue/lease.o src/glue/lease_worker.o src/glue/typeid.o src/glue/mask_keys.o \
-	src/glue/mask.o
+	src/glue/foreign.o src/glue/observe.o src/glue/status.o src/glue/lease.o \
+	src/glue/lease_worker.o src/glue/typeid.o src/glue/mask_keys.o src/glue/mask.o
 OBJS = $(CORE_OBJS) $(GLUE_OBJS)
 
 # extension/ holds the install script, copied to its versioned name at build time, and the
-# upgrade scripts; only those are installed, and 0.1.0's install script as released (from
-# which the upgrade scripts lead to the current version, as contrib ships a base version's
-# script). sql/ and expected/ hold the regression tests alone.
+# upgrade scripts from each released version (none yet: 1.0.0 is the first release); only
+# those are installed. sql/ and expected/ hold the regression tests alone.
 DATA_built = extension/$(EXTENSION)--$(EXTVERSION).sql
-DATA = $(wildcard extension/$(EXTENSION)--*--*.sql) extension/$(EXTENSION)--0.1.0.sql
+DATA = $(wildcard extension/$(EXTENSION)--*--*.sql)
 
 REGRESS = $(patsubst sql/%.sql,%,$(wildcard sql/*.sql))
+# The install scripts of released versions as released (test/released/, none while 1.0.0 is
+# the only release), for the upgrade test alone, which creates each and updates it: `make
+# install-released` puts them beside the installed files. Not part of `make install` nor of
+# the package: a user creates the current version, and updates an older one. The package's
+# autopkgtest tests it as users get it: WITHOUT_RELEASED=1 leaves the upgrade test out there
+# once there are any.
+RELEASED_SCRIPTS = $(wildcard test/released/$(EXTENSION)--*.sql)
+ifneq ($(and $(WITHOUT_RELEASED),$(RELEASED_SCRIPTS)),)
+REGRESS := $(filter-out upgrade,$(REGRESS))
+endif
 REGRESS_OPTS = --temp-config=test/preload.conf --temp-instance=tmp_check_regress \
 	--load-extension=$(EXTENSION)
 
@@ -81,6 +89,14 @@ src/core/chacha.o: override CXXFLAGS += $(CHACHA_FLAGS)
 
 extension/$(EXTENSION)--$(EXTVERSION).sql: extension/$(EXTENSION).sql
 	cp $< $@
+
+# (RELEASED_SCRIPTS, above.)
+install-released:
+ifneq ($(RELEASED_SCRIPTS),)
+	$(INSTALL_DATA) $(RELEASED_SCRIPTS) '$(DESTDIR)$(datadir)/extension/'
+endif
+
+.PHONY: install-released
 
 # Unit tests of the PostgreSQL-free core, with a fake clock; published test vectors
 # (test/vectors/) are read from this tree, wherever the tests run from.

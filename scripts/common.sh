@@ -124,9 +124,10 @@ build_and_install() {
   as_user make -C "$tree" -s -j"$(nproc)" PG_CONFIG="$pg_config" ERROR_ON_WARNING=1 \
     all test/unit/unit_tests
   # Install scripts of the versions a build before this one put there would be taken before the
-  # update path: remove them, so that what the tests install is what this Makefile ships.
+  # update path: remove them, so that what the tests install is what this Makefile ships, and
+  # the released versions' install scripts that the upgrade test updates from.
   as_root sh -c 'rm -f "$1"/extension/snowflake--*.sql' sh "$("$pg_config" --sharedir)"
-  as_root make -C "$tree" -s PG_CONFIG="$pg_config" install
+  as_root make -C "$tree" -s PG_CONFIG="$pg_config" install install-released
 }
 
 # A TCP port on loopback at or after $1 that nothing listens on now (another process may take

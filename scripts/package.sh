@@ -46,18 +46,23 @@ fi
 
 # One package per major whose server headers are installed (debian/rules builds for
 # PG_SUPPORTED_VERSIONS=installed), each with the module, the control file, the install
-# script of this version and every upgrade script.
+# script of this version and every upgrade script, and no other script: no install script
+# of another version.
 majors=$(PG_SUPPORTED_VERSIONS=installed /usr/share/postgresql-common/supported-versions)
 for v in $majors; do
   deb=$(ls "$dir"/postgresql-"$v"-snowflake_"$debversion"_*.deb 2>/dev/null) ||
     die "no postgresql-$v-snowflake package was built (majors installed: $(echo $majors))"
   contents=$(dpkg-deb -c "$deb" | awk '{ print $6 }')
-  for f in "./usr/lib/postgresql/$v/lib/snowflake.so" \
-    "./usr/share/postgresql/$v/extension/snowflake.control" \
-    "./usr/share/postgresql/$v/extension/snowflake--$version.sql" \
-    $(cd "$ROOT/extension" && ls snowflake--*--*.sql | sed "s|^|./usr/share/postgresql/$v/extension/|"); do
+  ext=./usr/share/postgresql/$v/extension
+  scripts=("$ext/snowflake--$version.sql")
+  for f in "$ROOT"/extension/snowflake--*--*.sql; do
+    [ ! -e "$f" ] || scripts+=("$ext/${f##*/}")
+  done
+  for f in "./usr/lib/postgresql/$v/lib/snowflake.so" "$ext/snowflake.control" "${scripts[@]}"; do
     grep -qxF "$f" <<<"$contents" || die "$(basename "$deb") lacks $f"
   done
+  extra=$(grep -x "$ext/snowflake--.*\.sql" <<<"$contents" | grep -vxF -f <(printf '%s\n' "${scripts[@]}")) &&
+    die "$(basename "$deb") holds scripts the build does not ship: $(echo $extra)"
   log "built $(basename "$deb") ($(stat -c %s "$deb") bytes)"
 done
 ls "$dir"/postgresql-snowflake_"$debversion".dsc >/dev/null || die "no source package was built"

@@ -1,13 +1,22 @@
--- The upgrades from every released version (0.1.0, 0.2.0, 0.3.0) to the current one: data
--- written under 0.1.0 (a ulid key with a btree and a hash index, a uuid column whose DEFAULT is
--- 0.1.0's uuidv7(), a view that calls ulid(ts)) survives ALTER EXTENSION ... UPDATE, and each
--- updated catalog is the one a fresh install of the current version makes, object by object
--- and property by property. In a database of its own, so that the other tests keep their
+-- Upgrade equals fresh install: every way to reach the default version leaves the catalog a
+-- fresh install of it makes, object by object and property by property. The ways are read
+-- from the server: each version pg_available_extension_versions offers and each update path
+-- of pg_extension_update_paths() that ends at the default version, so that a new upgrade
+-- script is taken up by itself (CONTRIBUTING.md, "Releases and upgrade scripts"). 1.0.0 is
+-- the first release: one version, no path. The comparison also runs on a way that exists
+-- today, an install moved to another schema and back, and on an install changed on purpose,
+-- which it must report. In a database of its own, so that the other tests keep their
 -- extension and nothing of theirs holds this one.
 CREATE DATABASE regress_snowflake_upgrade;
 \set regress_db :DBNAME
 \c regress_snowflake_upgrade
 SET timezone = 'UTC';
+-- Everything runs as the database's owner, no superuser, as a trusted extension is created
+-- and updated (the extension's owner holds the grant option of what is not PUBLIC's: a
+-- superuser's install differs in that alone).
+CREATE ROLE regress_snowflake_upgrader;
+ALTER DATABASE regress_snowflake_upgrade OWNER TO regress_snowflake_upgrader;
+SET ROLE regress_snowflake_upgrader;
 
 -- Every object of the extension, one row per object and aspect, with its properties as text
 -- (names, never OIDs, so that two installs compare).
@@ -134,68 +143,67 @@ SELECT 'family function', format('%s using %s: support %s (%s, %s)', f.opfname, 
   JOIN pg_amproc p ON p.amprocfamily = f.oid;
 
 ---------------------------------------------------------------------------------------------
--- from 0.1.0, with data
-CREATE EXTENSION snowflake VERSION '0.1.0';
-SELECT extversion FROM pg_extension WHERE extname = 'snowflake';
+-- The versions this installation can create, and the update paths that end at the default
+-- version (a new release adds its rows here, CONTRIBUTING.md says how).
+CREATE TEMP VIEW default_version AS
+SELECT default_version AS version FROM pg_available_extensions WHERE name = 'snowflake';
+SELECT v.version, v.version = d.version AS is_default, v.superuser, v.trusted, v.relocatable,
+       v.schema, v.requires
+  FROM pg_available_extension_versions v, default_version d
+ WHERE v.name = 'snowflake' ORDER BY string_to_array(v.version, '.')::int[];
+CREATE TEMP VIEW paths_to_default AS
+SELECT p.source, p.path
+  FROM pg_extension_update_paths('snowflake') p, default_version d
+ WHERE p.target = d.version AND p.path IS NOT NULL;
+SELECT source, path FROM paths_to_default ORDER BY string_to_array(source, '.')::int[];
+-- every version that can be created reaches the default one: no rows
+SELECT v.version AS cannot_reach_the_default
+  FROM pg_available_extension_versions v, default_version d
+ WHERE v.name = 'snowflake' AND v.version <> d.version
+   AND v.version NOT IN (SELECT source FROM paths_to_default);
 
--- qualified: on PostgreSQL 18 and later a bare uuidv7() is pg_catalog's, not 0.1.0's
-CREATE TABLE kept (
-  id ulid NOT NULL DEFAULT ulid(),
-  u uuid NOT NULL DEFAULT public.uuidv7(),
-  s bigint NOT NULL DEFAULT snowflake(),
-  n integer NOT NULL
-);
-CREATE INDEX kept_id_btree ON kept USING btree (id);
-CREATE INDEX kept_id_hash ON kept USING hash (id);
-INSERT INTO kept (n) SELECT g FROM generate_series(1, 500) g;
-INSERT INTO kept (id, n)
-  SELECT ulid(timestamptz '2024-02-29 12:00:00+00' + g * interval '1 hour'), 500 + g
-    FROM generate_series(1, 500) g;
--- the default really was 0.1.0's generator: the extension's function named uuidv7
-SELECT p.proname, p.pronamespace::regnamespace AS schema
-  FROM pg_attrdef a JOIN pg_attribute t ON t.attrelid = a.adrelid AND t.attnum = a.adnum
-  JOIN pg_depend x ON x.classid = 'pg_attrdef'::regclass AND x.objid = a.oid
-                  AND x.refclassid = 'pg_proc'::regclass
-  JOIN pg_proc p ON p.oid = x.refobjid
-  JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
- WHERE a.adrelid = 'kept'::regclass AND t.attname = 'u';
-CREATE TABLE kept_before AS SELECT * FROM kept;
-CREATE VIEW kept_backfill AS SELECT ulid(timestamptz '2024-02-29 12:00:00+00') AS id;
+-- Each way's catalog, kept in a plain table.
+CREATE TABLE reached (way text, kind text, object text, properties text);
 
-ALTER EXTENSION snowflake UPDATE;
-SELECT extversion FROM pg_extension WHERE extname = 'snowflake';
+-- Every path: create its first version, update, keep the catalog. A version this
+-- installation cannot create is an ERROR here (a released install script the tests were not
+-- given, CONTRIBUTING.md).
+DO $$
+DECLARE
+  v text;
+BEGIN
+  FOR v IN SELECT source FROM paths_to_default ORDER BY string_to_array(source, '.')::int[] LOOP
+    EXECUTE format('CREATE EXTENSION snowflake VERSION %L', v);
+    ALTER EXTENSION snowflake UPDATE;
+    INSERT INTO reached SELECT 'updated from ' || v, * FROM extension_catalog;
+    DROP EXTENSION snowflake;
+  END LOOP;
+END $$;
 
--- the column defaults follow the rename
-SELECT t.attname, pg_get_expr(a.adbin, a.adrelid) AS default_expr
-  FROM pg_attrdef a JOIN pg_attribute t ON t.attrelid = a.adrelid AND t.attnum = a.adnum
- WHERE a.adrelid = 'kept'::regclass ORDER BY t.attnum;
-INSERT INTO kept (n) SELECT 1000 + g FROM generate_series(1, 10) g;
--- and so does a view that called ulid(ts), now ulid_from_time(ts)
-SELECT pg_get_viewdef('kept_backfill') LIKE '%ulid_from_time(%' AS calls_ulid_from_time;
-SELECT ulid_timestamp(id) AS backfill_time FROM kept_backfill;
-SELECT count(*) AS new_rows, bool_and(substr(u::text, 15, 1) = '7') AS v7,
-       bool_and(u > ALL (SELECT u FROM kept_before)) AS after_old_ones
-  FROM kept WHERE n > 1000;
-DELETE FROM kept WHERE n > 1000;
+-- Created in another schema and moved to public (the extension is relocatable; by a
+-- superuser: the members of a trusted extension are the bootstrap superuser's).
+CREATE SCHEMA regress_elsewhere;
+CREATE EXTENSION snowflake SCHEMA regress_elsewhere;
+RESET ROLE;
+ALTER EXTENSION snowflake SET SCHEMA public;
+SET ROLE regress_snowflake_upgrader;
+INSERT INTO reached SELECT 'moved to public', * FROM extension_catalog;
+DROP EXTENSION snowflake;
+DROP SCHEMA regress_elsewhere;
 
--- the btree index returns every old row, in order
-SET enable_seqscan = off;
-SET enable_bitmapscan = off;
-EXPLAIN (COSTS OFF) SELECT id FROM kept WHERE id >= '00000000000000000000000000' ORDER BY id;
-SELECT (SELECT array_agg(id) FROM (SELECT id FROM kept WHERE id >= '00000000000000000000000000'
-                                     ORDER BY id) s)
-       = (SELECT array_agg(id ORDER BY id) FROM kept_before) AS btree_same_rows;
--- the hash index finds every old row by its key (the btree index out of the way)
-BEGIN;
-DROP INDEX kept_id_btree;
-SET LOCAL enable_hashjoin = off;
-SET LOCAL enable_mergejoin = off;
-EXPLAIN (COSTS OFF) SELECT n FROM kept WHERE id = '00000000000000000000000000';
-SELECT count(*) AS found, count(*) FILTER (WHERE k.n = b.n AND k.u = b.u AND k.s = b.s) AS equal
-  FROM kept_before b JOIN kept k ON k.id = b.id;
-ROLLBACK;
-RESET enable_seqscan;
-RESET enable_bitmapscan;
+-- Changed on purpose: one comment, which the comparison must report on both sides.
+CREATE EXTENSION snowflake;
+RESET ROLE;
+COMMENT ON FUNCTION snowflake() IS 'changed on purpose';
+SET ROLE regress_snowflake_upgrader;
+INSERT INTO reached SELECT 'changed on purpose', * FROM extension_catalog;
+DROP EXTENSION snowflake;
+
+---------------------------------------------------------------------------------------------
+-- The default version installed afresh.
+CREATE EXTENSION snowflake;
+SELECT extversion, extowner::regrole AS owner FROM pg_extension WHERE extname = 'snowflake';
+CREATE TABLE fresh_catalog AS SELECT * FROM extension_catalog;
 
 -- every member is of a kind compared above (a new kind of object needs its own rows here)
 SELECT pg_describe_object(d.classid, d.objid, 0) AS member_of_a_kind_not_compared
@@ -205,80 +213,29 @@ SELECT pg_describe_object(d.classid, d.objid, 0) AS member_of_a_kind_not_compare
                          'pg_operator'::regclass, 'pg_opclass'::regclass,
                          'pg_opfamily'::regclass);
 
--- each updated catalog is kept in a plain table
-CREATE TABLE upgraded_catalog AS SELECT '0.1.0' AS from_version, * FROM extension_catalog;
-DROP VIEW kept_backfill;
-DROP TABLE kept, kept_before;
-DROP EXTENSION snowflake;
+-- what is compared (the figures grow with the extension), and each way has as many rows of
+-- each kind
+SELECT kind, count(*) > 0 AS compared FROM fresh_catalog GROUP BY kind ORDER BY kind COLLATE "C";
+SELECT (SELECT count(*) FROM fresh_catalog) >= 150 AS rows_compared;
+SELECT w.way, bool_and(r.n IS NOT DISTINCT FROM f.n) AS same_counts
+  FROM (SELECT DISTINCT way FROM reached) w
+  CROSS JOIN (SELECT kind, count(*) AS n FROM fresh_catalog GROUP BY kind) f
+  LEFT JOIN (SELECT way, kind, count(*) AS n FROM reached GROUP BY way, kind) r
+         ON r.way = w.way AND r.kind = f.kind
+ GROUP BY w.way ORDER BY w.way COLLATE "C";
 
----------------------------------------------------------------------------------------------
--- from 0.2.0: 1.0.0 drops uuid_version(), and while a view uses it the update stops with a
--- hint, changing nothing
-CREATE EXTENSION snowflake VERSION '0.2.0';
-CREATE VIEW versions AS SELECT uuid_version(snowflake_uuidv7()) AS v;
-DO $$
-DECLARE st text; msg text; hin text;
-BEGIN
-  ALTER EXTENSION snowflake UPDATE;
-EXCEPTION WHEN OTHERS THEN
-  GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, msg = MESSAGE_TEXT, hin = PG_EXCEPTION_HINT;
-  RAISE NOTICE '%: %', st, msg;
-  RAISE NOTICE 'HINT: %', hin;
-END $$;
-SELECT extversion FROM pg_extension WHERE extname = 'snowflake';
-SELECT v FROM versions;
-DROP VIEW versions;
-ALTER EXTENSION snowflake UPDATE;
-SELECT extversion FROM pg_extension WHERE extname = 'snowflake';
-SELECT to_regprocedure('uuid_version(uuid)') IS NULL AS uuid_version_gone;
-INSERT INTO upgraded_catalog SELECT '0.2.0', * FROM extension_catalog;
-DROP EXTENSION snowflake;
-
----------------------------------------------------------------------------------------------
--- from 0.3.0
-CREATE EXTENSION snowflake VERSION '0.3.0';
-ALTER EXTENSION snowflake UPDATE;
-SELECT extversion FROM pg_extension WHERE extname = 'snowflake';
-INSERT INTO upgraded_catalog SELECT '0.3.0', * FROM extension_catalog;
-DROP EXTENSION snowflake;
-
----------------------------------------------------------------------------------------------
--- the current version installed afresh
-CREATE EXTENSION snowflake;
-CREATE TABLE fresh_catalog AS SELECT * FROM extension_catalog;
-
--- what each side compared (the figures grow with the extension)
-SELECT from_version, kind, count(*) > 0 AS compared,
-       count(*) = (SELECT count(*) FROM fresh_catalog f WHERE f.kind = u.kind) AS same_count
-  FROM upgraded_catalog u GROUP BY from_version, kind ORDER BY from_version, kind COLLATE "C";
-SELECT from_version, count(*) >= 150 AS rows_compared FROM upgraded_catalog GROUP BY from_version ORDER BY 1;
-
--- in an update only, then in the fresh install only: no rows
-SELECT v.from_version, 'upgraded only' AS side, s.* FROM (VALUES ('0.1.0'), ('0.2.0'), ('0.3.0')) v(from_version),
-  LATERAL (SELECT kind, object, properties FROM upgraded_catalog u WHERE u.from_version = v.from_version
+-- in a way only, then in the fresh install only: the change made on purpose alone
+SELECT w.way, 'reached only' AS side, s.* FROM (SELECT DISTINCT way FROM reached) w,
+  LATERAL (SELECT kind, object, properties FROM reached r WHERE r.way = w.way
            EXCEPT SELECT * FROM fresh_catalog) s
 UNION ALL
-SELECT v.from_version, 'fresh only', s.* FROM (VALUES ('0.1.0'), ('0.2.0'), ('0.3.0')) v(from_version),
+SELECT w.way, 'fresh only', s.* FROM (SELECT DISTINCT way FROM reached) w,
   LATERAL (SELECT * FROM fresh_catalog
-           EXCEPT SELECT kind, object, properties FROM upgraded_catalog u WHERE u.from_version = v.from_version) s
+           EXCEPT SELECT kind, object, properties FROM reached r WHERE r.way = w.way) s
 ORDER BY 1, 2, 3, 4, 5;
 
--- the owner of a database, no superuser, updates the extension it created (it is trusted);
--- the update's check and renames run with the extension's rights, not the owner's
-DROP EXTENSION snowflake;
-CREATE ROLE regress_snowflake_upgrader;
-ALTER DATABASE regress_snowflake_upgrade OWNER TO regress_snowflake_upgrader;
-SET ROLE regress_snowflake_upgrader;
-CREATE EXTENSION snowflake VERSION '0.2.0';
-CREATE TABLE owned (id ulid PRIMARY KEY DEFAULT ulid(), at_time ulid DEFAULT ulid(timestamptz '2024-02-29 12:00:00+00'));
-ALTER EXTENSION snowflake UPDATE;
-SELECT extversion, extowner::regrole AS owner FROM pg_extension WHERE extname = 'snowflake';
-SELECT pg_get_expr(adbin, adrelid) AS default_expr FROM pg_attrdef
- WHERE adrelid = 'owned'::regclass ORDER BY adnum;
-DROP TABLE owned;
 DROP EXTENSION snowflake;
 RESET ROLE;
-
 \c :regress_db
 DROP DATABASE regress_snowflake_upgrade;
 DROP ROLE regress_snowflake_upgrader;
