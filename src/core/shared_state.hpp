@@ -57,7 +57,7 @@ struct alignas(64) Streams128T {
 // value needs one), never on the hot path.
 enum Refusal : int {
   kNotRefused = 0,
-  kFileMissing = 1,   // IDs were issued here with a reservation file that is gone
+  kFileMissing = 1,   // the reservation file, made when the extension was created, is gone
   kEpochChanged = 2,  // snowflake.epoch is not the one the stored IDs were issued with
 };
 

@@ -134,10 +134,10 @@ pg_noinline void raise_refusal(const Reservation &r) {
   ereport(ERROR,
           (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
            errmsg("the snowflake reservation file \"%s\" is missing", kReservationFile),
-           errdetail("The extension was created while the file existed: IDs issued since are "
-                     "above the time it held, which is lost (pg_upgrade without copying the "
-                     "file, a restore that skipped it, or a removal). From the clock alone, "
-                     "new IDs could repeat them."),
+           errdetail("Creating the extension makes the file, and it holds a time above every "
+                     "ID issued since. That time is lost (pg_upgrade without copying the "
+                     "file, a restore that skipped it, or a removal): from the clock alone, "
+                     "new IDs could repeat IDs already issued."),
            errhint("Copy the file from the old data directory or a backup, and restart the "
                    "server. If there is none, call snowflake_reservation_create() once the "
                    "system clock is past the time of every ID already issued.")));
@@ -232,7 +232,7 @@ void load_reservation(SharedState &state) {
   Reservation &r = state.reservation;
   // A server that must not generate publishes no reservation, so that every generator takes
   // its slow path and meets the refusal there (await_reservation).
-  if (f.has_epoch && f.epoch_ms != static_cast<uint64_t>(epoch_ms))
+  if (!f.missing && f.epoch_ms != static_cast<uint64_t>(epoch_ms))
     refuse_changed_epoch(r, static_cast<int64_t>(f.epoch_ms));
   else
     r.reserved_unix_ms.store(f.unix_ms);
