@@ -28,9 +28,9 @@ namespace snowflake::glue {
 
 namespace {
 
-// Version 2 records snowflake.epoch too; version 1 (0.1.0) is read, and rewritten as 2.
-constexpr char kHeader1[] = "snowflake reservation 1\n";
-constexpr char kHeader2[] = "snowflake reservation 2\n";
+// The file's format: this header, the time in Unix milliseconds, and snowflake.epoch. (It is
+// 2 because the format gained the epoch before the first release; no release wrote a 1.)
+constexpr char kHeader[] = "snowflake reservation 2\n";
 constexpr char kEpochField[] = "epoch ";
 // The clock counts nanoseconds in an int64: a reservation past 2262-04-11 cannot be a time.
 constexpr uint64_t kMaxReservationMs = static_cast<uint64_t>(INT64_MAX / 1000000);
@@ -135,7 +135,7 @@ bool log_reservation(uint64_t unix_ms) {
 // ERROR that does not return, with LOG it returns false and keeps errno.
 bool write_reservation_file(uint64_t unix_ms, int elevel) {
   char text[128];
-  const int len = snprintf(text, sizeof text, "%s%" PRIu64 "\n%s%lld\n", kHeader2, unix_ms,
+  const int len = snprintf(text, sizeof text, "%s%" PRIu64 "\n%s%lld\n", kHeader, unix_ms,
                            kEpochField, static_cast<long long>(epoch_ms));
   const int fd = OpenTransientFile(kReservationTempFile, O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY);
   if (fd < 0) {
@@ -176,7 +176,7 @@ bool write_reservation_file(uint64_t unix_ms, int elevel) {
 
 // The reservation on disk. A corrupt file stops the server: it is never guessed at.
 FileContents read_reservation_file() {
-  FileContents f{false, 0, false, 0};
+  FileContents f{false, 0, 0};
   const int fd = OpenTransientFile(kReservationFile, O_RDONLY | PG_BINARY);
   if (fd < 0) {
     f.missing = errno == ENOENT;
@@ -195,17 +195,12 @@ FileContents read_reservation_file() {
   text[len > 0 ? len : 0] = '\0';
   const char *p = text;
   bool ok = false;
-  const bool v1 = strncmp(p, kHeader1, sizeof kHeader1 - 1) == 0;
-  const bool v2 = strncmp(p, kHeader2, sizeof kHeader2 - 1) == 0;
-  if (v1 || v2) {
-    p += sizeof kHeader1 - 1;
+  if (strncmp(p, kHeader, sizeof kHeader - 1) == 0) {
+    p += sizeof kHeader - 1;
     ok = parse_u64(p, &f.unix_ms) && *p++ == '\n' && f.unix_ms <= kMaxReservationMs;
-    if (ok && v2) {
-      ok = strncmp(p, kEpochField, sizeof kEpochField - 1) == 0;
-      if (ok) p += sizeof kEpochField - 1;
-      ok = ok && parse_u64(p, &f.epoch_ms) && *p++ == '\n';
-      f.has_epoch = ok;
-    }
+    ok = ok && strncmp(p, kEpochField, sizeof kEpochField - 1) == 0;
+    if (ok) p += sizeof kEpochField - 1;
+    ok = ok && parse_u64(p, &f.epoch_ms) && *p++ == '\n';
     ok = ok && *p == '\0' && static_cast<size_t>(p - text) == static_cast<size_t>(len);
   }
   if (!ok)

@@ -21,9 +21,8 @@ bool write_reservation_file(uint64_t unix_ms, int elevel);
 
 struct FileContents {
   bool missing;
-  uint64_t unix_ms;  // 0 when there is no file
-  bool has_epoch;
-  uint64_t epoch_ms;
+  uint64_t unix_ms;   // 0 when there is no file
+  uint64_t epoch_ms;  // snowflake.epoch of the IDs the file covers; 0 when there is no file
 };
 
 // The reservation on disk. A corrupt file stops the server (FATAL): it is never guessed at.

@@ -219,9 +219,11 @@ ok(time - $cancelled < 60, 'promptly');
 $node->stop;
 my $file = $node->data_dir . '/snowflake.reservation';
 my $good = slurp_file($file);
-# (9223372036855 ms is past 2262-04-11, which the clock's nanoseconds cannot hold.)
-foreach my $bad ("snowflake reservation 1\n-5\n", "snowflake reservation 1\n99999999999999999\n",
-	"snowflake reservation 1\n", "something else\n",
+# (9223372036855 ms is past 2262-04-11, which the clock's nanoseconds cannot hold; the
+# header of another format, or a number past 64 bits, is corrupt too.)
+foreach my $bad ("snowflake reservation 2\n-5\nepoch 1577836800000\n",
+	"snowflake reservation 2\n99999999999999999999\nepoch 1577836800000\n",
+	"snowflake reservation 2\n", "something else\n", "snowflake reservation 1\n1000\n",
 	"snowflake reservation 2\n9223372036855\nepoch 1577836800000\n",
 	"snowflake reservation 2\n1000\n", "snowflake reservation 2\n1000\nepoch x\n")
 {
