@@ -4,7 +4,9 @@ repository: its version and every `provides` version are snowflake.control's
 default_version, every file it names exists, and CHANGELOG.md has an entry for that version.
 
     test/meta_check.py                      META.json of this checkout
-    test/meta_check.py --archive FILE.zip   also a release archive made by `make dist`
+    test/meta_check.py --archive FILE.zip   also a release archive made by `make dist`, which
+                                            also wants CHANGELOG.md's date for the version and
+                                            META.json's resources (repository, bug tracker)
 
 Prints every problem with the key it is about, and exits 1 if there is any."""
 
@@ -288,6 +290,16 @@ def check_archive(path, meta, c):
             c.fail("archive", f"{top}{unwanted} should not be released (export-ignore)")
     if inner is not None and inner != meta:
         c.fail("archive", "its META.json differs from the checkout's")
+    # A release says where its code and its bug tracker are, and when it was made.
+    resources = meta.get("resources") or {}
+    for k in ("repository", "bugtracker"):
+        if k not in resources:
+            c.fail(f"resources.{k}", "a release needs it (PGXN shows it)")
+    version = meta.get("version", "")
+    changelog = (ROOT / "CHANGELOG.md").read_text()
+    if not re.search(rf"^## {re.escape(version)} \(\d{{4}}-\d{{2}}-\d{{2}}\)$", changelog, re.M):
+        c.fail("version", f"CHANGELOG.md's \"## {version}\" heading has no release date "
+                          "(YYYY-MM-DD) in place of (unreleased)")
 
 
 def main():
