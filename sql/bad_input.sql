@@ -1,6 +1,6 @@
 -- Bad input to snowflake() and to the settings: each an ERROR with a fitting SQLSTATE, and a
 -- failing statement leaves nothing behind. (Every function's edge inputs, one row each, are
--- in catalogue.sql.)
+-- in catalog.sql.)
 -- (bad_input_1.out: PostgreSQL 17 and later print a setting's range with its unit.)
 SET timezone = 'UTC';
 CREATE FUNCTION pg_temp.try(q text) RETURNS text LANGUAGE plpgsql AS $$

@@ -33,7 +33,7 @@ SELECT layout, snowflake_at(ts, layout) AS first_id
                ('pgedge', '2023-01-01 00:00:00+00'), ('instagram', '2011-08-24 21:07:01.721+00'))
        AS v(layout, ts);
 
--- the same helper as catalogue.sql: the outcome of a call, with the SQLSTATE of an error
+-- the same helper as catalog.sql: the outcome of a call, with the SQLSTATE of an error
 CREATE FUNCTION pg_temp.outcome(q text) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE r text;
 BEGIN

@@ -106,17 +106,17 @@ SELECT count(*) AS functions, count(*) FILTER (WHERE p.prosecdef) AS security_de
 
 -- an ordinary user generates and decodes every kind and changes no setting; a member of
 -- pg_monitor reads the status
-CREATE ROLE regress_snowflake_catalogue_user;
-SET ROLE regress_snowflake_catalogue_user;
+CREATE ROLE regress_snowflake_catalog_user;
+SET ROLE regress_snowflake_catalog_user;
 SELECT snowflake_shard(snowflake()) AS shard, substr(snowflake_uuidv7()::text, 15, 1) AS v7,
        ulid_timestamp(ulid()) <= clock_timestamp() + interval '1 second' AS ulid_ok;
 SELECT pg_temp.outcome('SELECT count(*) FROM snowflake_status()') AS status;
 RESET ROLE;
-GRANT pg_monitor TO regress_snowflake_catalogue_user;
-SET ROLE regress_snowflake_catalogue_user;
+GRANT pg_monitor TO regress_snowflake_catalog_user;
+SET ROLE regress_snowflake_catalog_user;
 SELECT pg_temp.outcome('SELECT count(*) > 0 FROM snowflake_status()') AS status_as_monitor;
 SELECT name, pg_temp.outcome(format('SELECT set_config(%L, %L, false)', name, value)) AS outcome
   FROM (VALUES ('snowflake.shard_id', '1'), ('snowflake.epoch', '0'),
                ('snowflake.max_lead', '0'), ('snowflake.reservation_window', '10')) AS s(name, value);
 RESET ROLE;
-DROP ROLE regress_snowflake_catalogue_user;
+DROP ROLE regress_snowflake_catalog_user;
