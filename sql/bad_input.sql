@@ -3,13 +3,9 @@
 -- in catalog.sql.)
 -- (bad_input_1.out: PostgreSQL 17 and later print a setting's range with its unit.)
 SET timezone = 'UTC';
-CREATE FUNCTION pg_temp.try(q text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-  EXECUTE q;
-  RETURN 'no error';
-EXCEPTION WHEN OTHERS THEN
-  RETURN SQLSTATE || ': ' || SQLERRM;
-END $$;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set try_sql :abs_srcdir '/sql/include/try.sql'
+\i :try_sql
 
 -- shard out of range (22023 invalid_parameter_value)
 SELECT snowflake(-1);

@@ -2,14 +2,9 @@
 -- the functions' security properties, and what an ordinary user and pg_monitor may do.
 -- (Settings, shards and failing statements: bad_input.sql.)
 SET timezone = 'UTC';
-CREATE FUNCTION pg_temp.outcome(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE r text;
-BEGIN
-  EXECUTE q INTO r;
-  RETURN 'ok: ' || coalesce(r, 'NULL');
-EXCEPTION WHEN OTHERS THEN
-  RETURN SQLSTATE || ': ' || SQLERRM;
-END $$;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set outcome_sql :abs_srcdir '/sql/include/outcome.sql'
+\i :outcome_sql
 
 SELECT call, pg_temp.outcome('SELECT (' || call || ')::text') AS outcome FROM (VALUES
   ('snowflake(NULL)'),

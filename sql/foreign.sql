@@ -33,15 +33,9 @@ SELECT layout, snowflake_at(ts, layout) AS first_id
                ('pgedge', '2023-01-01 00:00:00+00'), ('instagram', '2011-08-24 21:07:01.721+00'))
        AS v(layout, ts);
 
--- the same helper as catalog.sql: the outcome of a call, with the SQLSTATE of an error
-CREATE FUNCTION pg_temp.outcome(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE r text;
-BEGIN
-  EXECUTE q INTO r;
-  RETURN 'ok: ' || coalesce(r, 'NULL');
-EXCEPTION WHEN OTHERS THEN
-  RETURN SQLSTATE || ': ' || SQLERRM;
-END $$;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set outcome_sql :abs_srcdir '/sql/include/outcome.sql'
+\i :outcome_sql
 
 SELECT call, pg_temp.outcome('SELECT (' || call || ')::text') AS outcome FROM (VALUES
   ('snowflake_decode(-1, ''twitter'')'),

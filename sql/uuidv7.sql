@@ -54,13 +54,9 @@ SELECT count(*) FROM v7_events WHERE id >= uuidv7_at(now() - interval '1 hour 30
 DROP TABLE v7_events;
 
 -- bad input (22008) and NULLs
-CREATE FUNCTION pg_temp.try(q text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-  EXECUTE q;
-  RETURN 'no error';
-EXCEPTION WHEN OTHERS THEN
-  RETURN SQLSTATE || ': ' || SQLERRM;
-END $$;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set try_sql :abs_srcdir '/sql/include/try.sql'
+\i :try_sql
 SELECT uuidv7_at('1969-12-31 23:59:59.999+00');
 \echo SQLSTATE :LAST_ERROR_SQLSTATE
 SELECT pg_temp.try($$SELECT uuidv7_from_time('10889-08-02 05:31:50.656+00')$$);
