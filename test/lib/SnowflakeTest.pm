@@ -1,7 +1,8 @@
 # What the TAP tests (test/t/) share: a server with the library preloaded, a server started
 # with its clock offset (libfaketime), a postmaster killed and gone, a setting changed and
-# seen, the log since a point, how far new IDs run ahead of the clock, and a condition polled
-# for (never a fixed sleep: the machine may be slow).
+# seen, the log since a point, how far new IDs run ahead of the clock, new IDs checked against
+# the old ones in a copy of a server's data, and a condition polled for (never a fixed sleep:
+# the machine may be slow).
 package SnowflakeTest;
 
 use strict;
@@ -17,7 +18,7 @@ our @EXPORT = qw(
   faketime_library $no_faketime
   snowflake_node with_clock start_with_clock start_with_clock_file
   start_expecting_stop kill9_and_wait set_and_reload log_since lead_ms writer_pids poll_until
-  wait_for_writer ids_ahead_s);
+  wait_for_writer ids_ahead_s new_ids_above_old);
 
 # Where libfaketime's preload library may be: Debian and Ubuntu (a folder per architecture),
 # Fedora and openSUSE (lib64), a build from source (/usr/local).
@@ -220,6 +221,29 @@ SELECT round(extract(epoch FROM snowflake_timestamp(snowflake()) - clock_timesta
        round(extract(epoch FROM uuidv7_timestamp(snowflake_uuidv7()) - clock_timestamp()) * 1000),
        round(extract(epoch FROM ulid_timestamp(ulid()) - clock_timestamp()) * 1000)});
 	return max(split /\|/, $out);
+}
+
+# One test: on $node, whose table ids (sf bigint, v7 uuid, ul ulid) holds IDs issued before
+# (by it or the server it was copied from), 10,000 new IDs of every kind, and 10,000 of shard
+# $shard, are each above every old one of their kind and shard (snowflake IDs on the server's
+# own snowflake.shard_id and on $shard).
+sub new_ids_above_old
+{
+	my ($node, $shard, $name) = @_;
+	return Test::More::is(
+		$node->safe_psql(
+			'postgres', qq{
+CREATE TABLE new_ids AS SELECT snowflake() AS sf, snowflake_uuidv7() AS v7, ulid() AS ul
+  FROM generate_series(1, 10000);
+INSERT INTO new_ids (sf) SELECT snowflake($shard) FROM generate_series(1, 10000);
+SELECT (SELECT min(sf) FROM new_ids WHERE snowflake_shard(sf) = s.own) > (SELECT max(sf) FROM ids WHERE snowflake_shard(sf) = s.own),
+       (SELECT min(sf) FROM new_ids WHERE snowflake_shard(sf) = $shard) > (SELECT max(sf) FROM ids WHERE snowflake_shard(sf) = $shard),
+       (SELECT v7 FROM new_ids WHERE v7 IS NOT NULL ORDER BY v7 LIMIT 1)
+         > (SELECT v7 FROM ids WHERE v7 IS NOT NULL ORDER BY v7 DESC LIMIT 1),
+       (SELECT min(ul) FROM new_ids) > (SELECT max(ul) FROM ids),
+       (SELECT count(*) FROM ids) > 0
+  FROM (SELECT current_setting('snowflake.shard_id')::integer AS own) s}),
+		't|t|t|t|t', $name);
 }
 
 # The pids of $node's reservation writers. The writer needs no database connection, so it

@@ -92,17 +92,7 @@ copy($old->data_dir . '/snowflake.reservation', $new->data_dir . '/snowflake.res
   or die "copy: $!";
 
 start_with_clock($new, '-10m');
-is( $new->safe_psql(
-		'postgres', q{
-CREATE TABLE new_ids AS SELECT snowflake() AS sf, snowflake_uuidv7() AS v7, ulid() AS ul
-  FROM generate_series(1, 10000);
-INSERT INTO new_ids (sf) SELECT snowflake(9) FROM generate_series(1, 10000);
-SELECT (SELECT min(sf) FROM new_ids WHERE snowflake_shard(sf) = 3) > (SELECT max(sf) FROM ids WHERE snowflake_shard(sf) = 3),
-       (SELECT min(sf) FROM new_ids WHERE snowflake_shard(sf) = 9) > (SELECT max(sf) FROM ids WHERE snowflake_shard(sf) = 9),
-       (SELECT v7 FROM new_ids WHERE v7 IS NOT NULL ORDER BY v7 LIMIT 1)
-         > (SELECT v7 FROM ids WHERE v7 IS NOT NULL ORDER BY v7 DESC LIMIT 1),
-       (SELECT min(ul) FROM new_ids) > (SELECT max(ul) FROM ids)}),
-	't|t|t|t',
+new_ids_above_old($new, 9,
 	'with the clock 10 minutes back, every new ID of every kind is above every old one');
 
 # The old ulid column and its index, read by the new server's build of the type.

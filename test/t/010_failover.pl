@@ -104,18 +104,7 @@ $primary->stop('immediate');
 sub check_above
 {
 	my ($node, $what) = @_;
-	is( $node->safe_psql(
-			'postgres', q{
-CREATE TABLE new_ids AS SELECT snowflake() AS sf, snowflake_uuidv7() AS v7, ulid() AS ul
-  FROM generate_series(1, 10000);
-INSERT INTO new_ids (sf) SELECT snowflake(9) FROM generate_series(1, 10000);
-SELECT (SELECT min(sf) FROM new_ids WHERE snowflake_shard(sf) = 3) > (SELECT max(sf) FROM ids WHERE snowflake_shard(sf) = 3),
-       (SELECT min(sf) FROM new_ids WHERE snowflake_shard(sf) = 9) > (SELECT max(sf) FROM ids WHERE snowflake_shard(sf) = 9),
-       (SELECT v7 FROM new_ids WHERE v7 IS NOT NULL ORDER BY v7 LIMIT 1)
-         > (SELECT v7 FROM ids WHERE v7 IS NOT NULL ORDER BY v7 DESC LIMIT 1),
-       (SELECT min(ul) FROM new_ids) > (SELECT max(ul) FROM ids),
-       (SELECT count(*) FROM ids) > 0}),
-		't|t|t|t|t',
+	new_ids_above_old($node, 9,
 		"$what: with the clock 10 minutes behind, every new ID of every kind is above every ID in its data");
 }
 
