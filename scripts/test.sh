@@ -8,7 +8,7 @@
 # While working on one thing, run less (scripts/matrix.sh passes these on to each major):
 #   SNOWFLAKE_SUITES="regress tap"   only these suites: meta unit fuzz regress tap drivers bench package
 #   SNOWFLAKE_REGRESS="decode ulid"  only these pg_regress tests
-#   PROVE_TESTS="test/t/009_reservation.pl"  only these TAP tests
+#   PROVE_TESTS="test/t/009_lead_and_writes.pl"  only these TAP tests
 source "$(dirname "$0")/common.sh"
 
 # SNOWFLAKE_UPGRADE_FROM_MAJOR=18 (with PG_MAJOR=19): the extension is also built for that

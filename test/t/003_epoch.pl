@@ -48,7 +48,7 @@ is($node->safe_psql('postgres', 'SHOW snowflake.epoch'), '1314220021721', 'the s
 
 # An epoch after the present: generation refuses instead of issuing a wrapped ID. (The
 # reservation records the epoch its IDs were issued with, and a server whose epoch changed
-# starts but refuses to generate: 009_reservation.pl. Here the old IDs are given up with the
+# starts but refuses to generate: 009_lead_and_writes.pl. Here the old IDs are given up with the
 # file.)
 $node->stop;
 unlink($node->data_dir . '/snowflake.reservation') or die;

@@ -31,7 +31,7 @@ use SnowflakeTest;
 
 my $faketime = faketime_library();
 
-my $node = snowflake_node('operable', qq{
+my $node = snowflake_node('status', qq{
 snowflake.shard_id = 4
 }, allows_streaming => 1);
 $node->start;

@@ -1,4 +1,5 @@
-# The reservation's defects found in review, each with the behaviour that replaces it:
+# How far IDs lead the clock after restarts, crashes and a clock set back, and how often the
+# reservation is written and waited for:
 # - restarts (clean or crash) leave no lasting lead, and count no clock step;
 # - after a real backward step over a restart, IDs stay above the reservation and run from it
 #   at real-time rate, until the clock is corrected;

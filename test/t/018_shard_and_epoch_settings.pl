@@ -12,7 +12,7 @@ use FindBin;
 use lib "$FindBin::Bin/../lib";
 use SnowflakeTest;
 
-my $node = snowflake_node('loud_settings');
+my $node = snowflake_node('settings');
 $node->start;
 $node->safe_psql('postgres', 'CREATE EXTENSION snowflake');
 
