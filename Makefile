@@ -90,8 +90,12 @@ src/core/chacha.o: override CXXFLAGS += $(CHACHA_FLAGS)
 extension/$(EXTENSION)--$(EXTVERSION).sql: extension/$(EXTENSION).sql
 	cp $< $@
 
-# (RELEASED_SCRIPTS, above.)
+# (RELEASED_SCRIPTS, above.) A released script of the current version would replace the one
+# the build makes: the version was not raised.
 install-released:
+ifneq ($(filter test/released/$(EXTENSION)--$(EXTVERSION).sql,$(RELEASED_SCRIPTS)),)
+	$(error test/released/$(EXTENSION)--$(EXTVERSION).sql is the current version's: raise default_version in $(EXTENSION).control)
+endif
 ifneq ($(RELEASED_SCRIPTS),)
 	$(INSTALL_DATA) $(RELEASED_SCRIPTS) '$(DESTDIR)$(datadir)/extension/'
 endif

@@ -107,7 +107,7 @@ build_and_install() {
   as_user mkdir -p "$tree"
   # The folders that make and prove read by wildcard hold sources only: start them afresh,
   # so that a file removed or moved since the last build is not run as a test.
-  as_user rm -rf "$tree/sql" "$tree/expected" "$tree/extension" "$tree/test/t"
+  as_user rm -rf "$tree/sql" "$tree/expected" "$tree/extension" "$tree/test/t" "$tree/test/released"
   # Only the sources: build outputs in the checkout (ignored by git) must not come along, as
   # tar's whole-second times could make them look newer than a source edited since.
   # (safe.directory: root may build a checkout that another user owns.)
