@@ -70,23 +70,6 @@ include $(PGXS)
 # PGXS knows no header dependencies.
 $(OBJS): $(wildcard src/core/*.hpp src/glue/*.hpp)
 
-# The AVX-512VL ChaCha20 kernel must keep to 256-bit registers: 512-bit ones can lower the
-# clock of a whole core on older Xeons. GCC 12 to 15 need three flags for that, GCC 16 two
-# (it deprecates -mstore-max, which -mmove-max now covers), clang one; with another
-# compiler the kernel is left out and AVX2 is the fastest. (A flag is taken only if the
-# compiler accepts it without a word: a deprecation is a warning, which -Werror misses.)
-accepts_silently = $(shell out=$$($(CXX) $(1) -E -x c++ /dev/null 2>&1 >/dev/null) && [ -z "$$out" ] && echo y)
-ifneq ($(findstring x86_64,$(shell $(CXX) -dumpmachine)),)
-ifeq ($(call accepts_silently,-mmove-max=256 -mstore-max=256),y)
-CHACHA_FLAGS := -mprefer-vector-width=256 -mmove-max=256 -mstore-max=256 -DSNOWFLAKE_AVX512VL_KERNEL
-else ifeq ($(call accepts_silently,-mmove-max=256),y)
-CHACHA_FLAGS := -mprefer-vector-width=256 -mmove-max=256 -DSNOWFLAKE_AVX512VL_KERNEL
-else ifneq ($(findstring clang,$(shell $(CXX) --version)),)
-CHACHA_FLAGS := -mprefer-vector-width=256 -DSNOWFLAKE_AVX512VL_KERNEL
-endif
-endif
-src/core/chacha.o: override CXXFLAGS += $(CHACHA_FLAGS)
-
 extension/$(EXTENSION)--$(EXTVERSION).sql: extension/$(EXTENSION).sql
 	cp $< $@
 
@@ -106,7 +89,7 @@ endif
 # (test/vectors/) are read from this tree, wherever the tests run from.
 UNIT_SRCS = $(wildcard test/unit/*.cpp) $(CORE_OBJS:.o=.cpp)
 test/unit/unit_tests: $(UNIT_SRCS) $(wildcard src/core/*.hpp)
-	$(CXX) -std=c++17 -O2 -g -Wall -Wextra $(WERROR) -pthread $(CHACHA_FLAGS) -Isrc/core -o $@ \
+	$(CXX) -std=c++17 -O2 -g -Wall -Wextra $(WERROR) -pthread -Isrc/core -o $@ \
 		-DSNOWFLAKE_VECTORS_DIR='"$(CURDIR)/test/vectors"' \
 		$(UNIT_SRCS) \
 		-lgtest -lgtest_main -lcurl -lcrypto
@@ -116,7 +99,7 @@ unitcheck: test/unit/unit_tests
 
 # What one ID costs inside the core (ChaCha20 kernels, clock readings), for bench/run.sh.
 bench/core_costs: bench/core_costs.cpp src/core/chacha.cpp $(wildcard src/core/*.hpp)
-	$(CXX) -std=c++17 -O2 -Wall -Wextra $(WERROR) $(CHACHA_FLAGS) -Isrc/core -o $@ \
+	$(CXX) -std=c++17 -O2 -Wall -Wextra $(WERROR) -Isrc/core -o $@ \
 		bench/core_costs.cpp \
 		src/core/chacha.cpp
 

@@ -16,7 +16,7 @@ namespace {
   } while (0)
 
 // The 20 rounds, on one block's words (T = uint32_t) or on a vector of blocks side by side,
-// one vector per word. Always inlined, so that a kernel's target (AVX2, AVX-512VL) applies.
+// one vector per word. Always inlined, so that a kernel's target (AVX2) applies.
 template <typename T>
 __attribute__((always_inline)) inline void rounds(T x[16]) {
   for (int round = 0; round < 10; ++round) {
@@ -31,8 +31,8 @@ __attribute__((always_inline)) inline void rounds(T x[16]) {
   }
 }
 
-// GCC/Clang vector extensions: SSE2 on x86-64 and NEON on ARM64 for four lanes; AVX2 (or
-// AVX-512VL, whose rotate is one instruction) for eight, in the kernels built for them.
+// GCC/Clang vector extensions: SSE2 on x86-64 and NEON on ARM64 for four lanes; AVX2 for
+// eight, in the kernel built for it.
 typedef uint32_t v4u32 __attribute__((vector_size(16)));
 typedef uint32_t v8u32 __attribute__((vector_size(32)));
 
@@ -74,15 +74,6 @@ __attribute__((target("avx2"))) void kernel_avx2(const uint32_t *state, uint64_t
 }
 #endif
 
-// Only when the build keeps it to 256-bit registers (CHACHA_FLAGS in the Makefile).
-#if defined(__x86_64__) && defined(SNOWFLAKE_AVX512VL_KERNEL)
-#define SNOWFLAKE_AVX512VL 1
-__attribute__((target("avx2,avx512f,avx512vl"))) void kernel_avx512vl(
-    const uint32_t *state, uint64_t counter, uint32_t out[16][ChaCha20::kBatchBlocks]) {
-  sliced<v8u32>(state, counter, out, 0);
-}
-#endif
-
 static_assert(ChaCha20::kBatchBlocks == 8, "the kernels compute 8 blocks");
 
 inline uint32_t load_le(const uint8_t *p) {
@@ -113,19 +104,12 @@ bool ChaCha20::runs_here(Kernel kernel) noexcept {
       __builtin_cpu_init();
       return __builtin_cpu_supports("avx2");
 #endif
-#ifdef SNOWFLAKE_AVX512VL
-    case Kernel::kAvx512vl:
-      __builtin_cpu_init();
-      return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("avx512f") &&
-             __builtin_cpu_supports("avx512vl");
-#endif
     default:
       return false;
   }
 }
 
 ChaCha20::Kernel ChaCha20::best_kernel() noexcept {
-  if (runs_here(Kernel::kAvx512vl)) return Kernel::kAvx512vl;
   if (runs_here(Kernel::kAvx2)) return Kernel::kAvx2;
   return Kernel::kPortable;
 }
@@ -160,9 +144,6 @@ void ChaCha20::batch(uint32_t out[16][kBatchBlocks], Kernel kernel) noexcept {
   KernelFn fn = kernel_portable;
 #ifdef SNOWFLAKE_X86_KERNELS
   if (kernel == Kernel::kAvx2) fn = kernel_avx2;
-#endif
-#ifdef SNOWFLAKE_AVX512VL
-  if (kernel == Kernel::kAvx512vl) fn = kernel_avx512vl;
 #endif
   (void)kernel;
   fn(state_, uint64_t{state_[13]} << 32 | state_[12], out);

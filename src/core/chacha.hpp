@@ -15,9 +15,10 @@ class ChaCha20 {
   static constexpr size_t kBlockBytes = 64;
   static constexpr size_t kBatchBlocks = 8;  // blocks computed side by side
 
-  // The ways to compute a batch. Every kernel gives the same words; they differ in speed.
-  enum class Kernel { kPortable, kAvx2, kAvx512vl };
-  static constexpr Kernel kKernels[] = {Kernel::kPortable, Kernel::kAvx2, Kernel::kAvx512vl};
+  // The ways to compute a batch. Every kernel gives the same words; they differ in speed
+  // (bench/core_costs.cpp; docs/benchmarks.md says why there are these two).
+  enum class Kernel { kPortable, kAvx2 };
+  static constexpr Kernel kKernels[] = {Kernel::kPortable, Kernel::kAvx2};
   // Whether this CPU (and its operating system) can run the kernel.
   static bool runs_here(Kernel kernel) noexcept;
   // The fastest kernel this CPU runs.
