@@ -31,8 +31,9 @@ int64_t mono_ns() {
   return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
 }
 
-// ns per reading of the monotonic clock: clock_gettime(), and where the CPU has a
-// time-stamp counter, the counter alone and the counter through TscMono (as IDs read it).
+// ns per reading of the monotonic clock: clock_gettime(), and where the CPU has a counter
+// (x86-64's time-stamp counter, ARM64's CNTVCT_EL0), the counter alone and the counter
+// through TscMono (as IDs read it).
 void clock_costs() {
   constexpr int kRuns = 15, kReads = 1000000;
   struct Way {
@@ -40,13 +41,19 @@ void clock_costs() {
     int64_t (*read)();
     double best = 1e300;
   };
+#if defined(SNOWFLAKE_CPU_COUNTER)
+  static snowflake::TscMono tsc_mono(snowflake::cpu_counter_hz());
 #if defined(__x86_64__)
-  static snowflake::TscMono tsc_mono;
+  constexpr const char *kAlone = "time-stamp counter alone";
+  constexpr const char *kThrough = "time-stamp counter through TscMono";
+#else
+  constexpr const char *kAlone = "CNTVCT_EL0 alone";
+  constexpr const char *kThrough = "CNTVCT_EL0 through TscMono";
+#endif
   Way ways[] = {
       {"clock_gettime(CLOCK_MONOTONIC)", [] { return mono_ns(); }},
-      {"time-stamp counter alone", [] { return static_cast<int64_t>(__builtin_ia32_rdtsc()); }},
-      {"time-stamp counter through TscMono",
-       [] { return tsc_mono.now([] { return __builtin_ia32_rdtsc(); }, mono_ns); }},
+      {kAlone, [] { return static_cast<int64_t>(snowflake::read_cpu_counter()); }},
+      {kThrough, [] { return tsc_mono.now([] { return snowflake::read_cpu_counter(); }, mono_ns); }},
   };
 #else
   Way ways[] = {{"clock_gettime(CLOCK_MONOTONIC)", [] { return mono_ns(); }}};

@@ -1,19 +1,20 @@
-// The monotonic clock, read through the CPU's time-stamp counter between real readings.
+// The monotonic clock, read through the CPU's counter between real readings: the time-stamp
+// counter on x86-64 (rdtsc), the generic timer's virtual counter on ARM64 (CNTVCT_EL0).
 //
-// Every ID reads the clock, and on x86-64 clock_gettime() is a counter read plus a fence, a
+// Every ID reads the clock, and clock_gettime() is that same counter read plus a fence, a
 // sequence lock and arithmetic (bench/core_costs.cpp measures both). Per backend, this keeps
 // the last real reading and the counter's rate, measured between real readings at least
 // kTscCalibrateNs apart, and extrapolates from them for at most kTscSpanNs. It reads the
 // real clock instead whenever it has no rate yet, the span is over, or the counter is below
-// the last real reading (another CPU's counter, or a reset). A rate outside 0.1 to 10 ticks
-// per ns, or a real reading that the rate did not predict (the counter jumped, or stopped
-// keeping time with the clock), discards the rate until it is measured again. So an
-// extrapolated time is never below the last real reading nor more than one span past it;
-// with a steady counter it is within a microsecond or so of the clock. One backend's
+// the last real reading (another CPU's counter, or a reset). A rate outside the counter's
+// limits (CounterLimits), or a real reading that the rate did not predict (the counter
+// jumped, or stopped keeping time with the clock), discards the rate until it is measured
+// again. So an extrapolated time is never below the last real reading nor more than one span
+// past it; with a steady counter it is within a microsecond or so of the clock. One backend's
 // readings can therefore step back by that much; IDs do not, as the generators take the
 // larger of the time and the last value plus one.
-// The caller uses it only where the kernel itself keeps time by the counter (the "tsc"
-// clocksource), so that the counter is invariant and the same on every CPU.
+// The caller uses it only where the kernel itself keeps time by the counter (the "tsc" or
+// "arch_sys_counter" clocksource), so that the counter is invariant and the same on every CPU.
 #pragma once
 #include "pg_free.hpp"
 
@@ -23,17 +24,57 @@ namespace snowflake {
 
 constexpr int64_t kTscSpanNs = 1000000;       // extrapolate at most 1 ms from a real reading
 constexpr int64_t kTscCalibrateNs = 1000000;  // measure the rate over at least 1 ms
-constexpr uint64_t kTscMaxBracket = 20000;    // counter ticks around a real reading: wider
-                                              // means preempted, not used to measure the rate
-// The rate, ns per tick in 32.32 fixed point, must lie within 0.1 and 10 ns per tick.
-constexpr uint64_t kTscMinMult = (uint64_t{1} << 32) / 10;
-constexpr uint64_t kTscMaxMult = uint64_t{10} << 32;
 // A real reading this far (plus 0.1 % of the time since the last one) from what the rate
 // predicts discards the rate.
 constexpr int64_t kTscMaxMissNs = 50000;
 
+// The counter as the CPU has it: read_cpu_counter() reads it; cpu_counter_hz() is its
+// nominal rate where the CPU tells it (ARM64's CNTFRQ_EL0), 0 where it does not (x86-64).
+#if defined(__x86_64__)
+#define SNOWFLAKE_CPU_COUNTER 1
+inline uint64_t read_cpu_counter() noexcept { return __builtin_ia32_rdtsc(); }
+inline uint64_t cpu_counter_hz() noexcept { return 0; }
+#elif defined(__aarch64__)
+#define SNOWFLAKE_CPU_COUNTER 1
+// isb first, as the kernel's own clock_gettime() does: the counter is not read ahead of the
+// instructions before it.
+inline uint64_t read_cpu_counter() noexcept {
+  uint64_t ticks;
+  __asm__ __volatile__("isb\n\tmrs %0, cntvct_el0" : "=r"(ticks) : : "memory");
+  return ticks;
+}
+inline uint64_t cpu_counter_hz() noexcept {
+  uint64_t hz;
+  __asm__ __volatile__("mrs %0, cntfrq_el0" : "=r"(hz));
+  return hz & 0xffffffff;  // bits 63..32 are reserved
+}
+#endif
+
+// What a counter's rate may be, as ns per tick in 32.32 fixed point, and the widest bracket of
+// counter readings around a real reading that still measures it (wider means preempted). A
+// rate is still measured against the clock, which the kernel may slew: the nominal rate
+// only narrows what a measurement may give.
+struct CounterLimits {
+  uint64_t min_mult;
+  uint64_t max_mult;
+  uint64_t max_bracket;  // ticks
+
+  // hz 0 (x86-64's time-stamp counter, whose rate user space cannot read): 0.1 to 10 ns per
+  // tick, and 20,000 ticks (7 us at 3 GHz). A nominal rate (ARM64's counter, 1 MHz to 1 GHz
+  // on real parts): within an eighth of it, and 10 us of ticks.
+  static constexpr CounterLimits for_hz(uint64_t hz) noexcept {
+    if (hz == 0) return {(uint64_t{1} << 32) / 10, uint64_t{10} << 32, 20000};
+    const uint64_t mult = (uint64_t{1000000000} << 32) / hz;
+    return {mult - mult / 8, mult + mult / 8, hz / 100000 + 1};
+  }
+};
+
 class TscMono {
  public:
+  TscMono() noexcept = default;
+  // For a counter whose nominal rate is known (cpu_counter_hz(); 0: unknown).
+  explicit TscMono(uint64_t counter_hz) noexcept : limits_(CounterLimits::for_hz(counter_hz)) {}
+
   // tsc() reads the counter, mono() the real monotonic clock in ns.
   template <typename TscFn, typename MonoFn>
   int64_t now(TscFn tsc, MonoFn mono) noexcept {
@@ -54,7 +95,7 @@ class TscMono {
     const int64_t m = mono();
     const uint64_t t2 = tsc();
     // Preempted: the base stays, and the next call is past its span again.
-    if (t2 < t1 || t2 - t1 > kTscMaxBracket) return m;
+    if (t2 < t1 || t2 - t1 > limits_.max_bracket) return m;
     const uint64_t t = t1 + (t2 - t1) / 2;
     // A miss also restarts the measurement: the anomaly lies between the old point and now.
     const bool missed = mult_ != 0 && !predicted(t, m);
@@ -66,7 +107,8 @@ class TscMono {
     } else if (m - calib_ns_ >= kTscCalibrateNs) {
       const unsigned __int128 mult =
           (static_cast<unsigned __int128>(m - calib_ns_) << 32) / (t - calib_tsc_);
-      set_rate(mult >= kTscMinMult && mult <= kTscMaxMult ? static_cast<uint64_t>(mult) : 0);
+      set_rate(mult >= limits_.min_mult && mult <= limits_.max_mult ? static_cast<uint64_t>(mult)
+                                                                      : 0);
       calib_tsc_ = t;
       calib_ns_ = m;
     }
@@ -93,6 +135,7 @@ class TscMono {
     return static_cast<int64_t>(ns) >= elapsed - tolerance;
   }
 
+  CounterLimits limits_ = CounterLimits::for_hz(0);
   uint64_t base_tsc_ = 0;
   int64_t base_ns_ = 0;
   uint64_t calib_tsc_ = 0;

@@ -17,15 +17,16 @@ inline int64_t read_clock(clockid_t id) noexcept {
   return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
 }
 
-// The monotonic clock through the time-stamp counter (TscMono), where the kernel keeps time
-// by it (use_tsc, set in _PG_init); else the real clock.
+// The monotonic clock through the CPU's counter (TscMono: the time-stamp counter on x86-64,
+// CNTVCT_EL0 on ARM64), where the kernel keeps time by it (use_tsc, set in _PG_init); else
+// the real clock.
 extern TscMono tsc_mono;
 extern bool use_tsc;
 void detect_tsc();
 inline int64_t read_mono_fast() {
-#if defined(__x86_64__)
+#if defined(SNOWFLAKE_CPU_COUNTER)
   if (likely(use_tsc))
-    return tsc_mono.now([] { return __builtin_ia32_rdtsc(); },
+    return tsc_mono.now([] { return read_cpu_counter(); },
                         [] { return read_clock(CLOCK_MONOTONIC); });
 #endif
   return read_clock(CLOCK_MONOTONIC);

@@ -9,12 +9,17 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <memory>
 #include <new>
 #include <set>
+#include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 using namespace snowflake;
@@ -610,7 +615,7 @@ TEST(TscMono, CounterBelowTheBaseReadsTheRealClock) {
 TEST(TscMono, PreemptedReadingIsNotExtrapolatedFrom) {
   TscMono c;
   FakeTsc f;
-  f.mono_jitter_ticks = kTscMaxBracket + 1;
+  f.mono_jitter_ticks = CounterLimits::for_hz(0).max_bracket + 1;
   f.now(c);
   f.advance(2 * kMs);
   f.now(c);
@@ -620,7 +625,7 @@ TEST(TscMono, PreemptedReadingIsNotExtrapolatedFrom) {
   f.advance(kMs);
   f.now(c);
   ASSERT_TRUE(c.calibrated());
-  f.mono_jitter_ticks = kTscMaxBracket + 1;
+  f.mono_jitter_ticks = CounterLimits::for_hz(0).max_bracket + 1;
   f.advance(2 * kMs);
   f.now(c);  // preempted: no base
   const int reads = f.real_reads;
@@ -736,6 +741,143 @@ TEST(TscMono, SlewedClockIsFollowedWithinAMicrosecond) {
   EXPECT_TRUE(c.calibrated());
   EXPECT_LT(f.real_reads, 10000 + 20);
 }
+
+// A counter whose nominal rate the CPU tells (ARM64's generic timer): 24 MHz, common on
+// ARM64 parts, is 41.7 ns per tick, outside what an unknown counter may run at; with the
+// nominal rate it is measured and used, and a counter that runs a quarter fast is not.
+struct FakeCounter {
+  uint64_t hz;
+  int64_t mono = 7000 * kMs;
+  int64_t elapsed = 0;  // ns since the start
+  uint64_t tsc() const {
+    return 1000 + static_cast<uint64_t>(static_cast<unsigned __int128>(elapsed) * hz / 1000000000);
+  }
+  void advance(int64_t ns) {
+    mono += ns;
+    elapsed += ns;
+  }
+  int64_t now(TscMono &c) {
+    return c.now([this] { return tsc(); }, [this] { return mono; });
+  }
+};
+
+TEST(TscMono, NominalRateBoundsTheMeasuredOne) {
+  TscMono unknown;  // x86-64's limits: 0.1 to 10 ns per tick
+  TscMono nominal(24000000);
+  FakeCounter a{24000000}, b{24000000};
+  for (int i = 0; i < 30; ++i) {
+    a.advance(100000);
+    a.now(unknown);
+    b.advance(100000);
+    b.now(nominal);
+  }
+  EXPECT_FALSE(unknown.calibrated());
+  ASSERT_TRUE(nominal.calibrated());
+  for (int i = 0; i < 900; ++i) {
+    b.advance(1000);
+    ASSERT_NEAR(static_cast<double>(b.now(nominal)), static_cast<double>(b.mono), 100.0) << i;
+  }
+  TscMono fast(24000000);
+  FakeCounter f{30000000};
+  for (int i = 0; i < 30; ++i) {
+    f.advance(100000);
+    f.now(fast);
+  }
+  EXPECT_FALSE(fast.calibrated());
+}
+
+TEST(TscMono, LimitsFromTheNominalRate) {
+  const CounterLimits x86 = CounterLimits::for_hz(0);
+  EXPECT_EQ(x86.min_mult, (uint64_t{1} << 32) / 10);
+  EXPECT_EQ(x86.max_mult, uint64_t{10} << 32);
+  EXPECT_EQ(x86.max_bracket, 20000u);
+  const CounterLimits ghz = CounterLimits::for_hz(1000000000);  // ARMv8.6 and later
+  EXPECT_LT(ghz.min_mult, uint64_t{1} << 32);
+  EXPECT_GT(ghz.max_mult, uint64_t{1} << 32);
+  EXPECT_EQ(ghz.max_bracket, 10001u);  // 10 us
+  const CounterLimits mhz = CounterLimits::for_hz(1000000);  // 1000 ns per tick
+  EXPECT_LT(mhz.min_mult, uint64_t{1000} << 32);
+  EXPECT_GT(mhz.max_mult, uint64_t{1000} << 32);
+  EXPECT_EQ(mhz.max_bracket, 11u);
+}
+
+#if defined(SNOWFLAKE_CPU_COUNTER)
+// ---- This CPU's counter (rdtsc, or CNTVCT_EL0 on ARM64, where qemu-user emulates it).
+
+int64_t real_mono() {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
+}
+
+// ns per tick against the monotonic clock over about 20 ms, from the tightest of a few
+// brackets at each end (the machine may preempt a reading).
+double measured_ns_per_tick() {
+  auto point = [] {
+    uint64_t best_width = ~uint64_t{0}, at = 0;
+    int64_t m = 0;
+    for (int i = 0; i < 20; ++i) {
+      const uint64_t t1 = read_cpu_counter();
+      const int64_t mono = real_mono();
+      const uint64_t t2 = read_cpu_counter();
+      if (t2 >= t1 && t2 - t1 < best_width) {
+        best_width = t2 - t1;
+        at = t1 + (t2 - t1) / 2;
+        m = mono;
+      }
+    }
+    return std::make_pair(at, m);
+  };
+  const auto [t0, m0] = point();
+  while (real_mono() - m0 < 20 * kMs) {
+  }
+  const auto [t1, m1] = point();
+  return static_cast<double>(m1 - m0) / static_cast<double>(t1 - t0);
+}
+
+// The counter runs within the limits TscMono puts on it: on ARM64 within 2 % of CNTFRQ_EL0.
+TEST(CpuCounter, RunsWithinItsLimits) {
+  const uint64_t hz = cpu_counter_hz();
+  const CounterLimits limits = CounterLimits::for_hz(hz);
+  bool within = false;
+  double ns = 0;
+  for (int attempt = 0; attempt < 5 && !within; ++attempt) {
+    ns = measured_ns_per_tick();
+    const double mult = ns * 4294967296.0;
+    within = mult >= static_cast<double>(limits.min_mult) &&
+             mult <= static_cast<double>(limits.max_mult) &&
+             (hz == 0 || std::fabs(ns * static_cast<double>(hz) / 1e9 - 1) < 0.02);
+  }
+  std::printf("[   INFO   ] counter: %.3f ns per tick measured, nominal %s\n", ns,
+              hz == 0 ? "unknown (x86-64)" : (std::to_string(hz) + " Hz (CNTFRQ_EL0)").c_str());
+  EXPECT_TRUE(within) << ns << " ns per tick";
+#if defined(__aarch64__)
+  EXPECT_GE(hz, 1000000u);  // the glue uses the counter only then
+#endif
+}
+
+// TscMono on the real counter and clock: it measures a rate, and each reading lies within
+// one span of the clock read around it.
+TEST(CpuCounter, TscMonoFollowsTheClock) {
+  TscMono c(cpu_counter_hz());
+  int64_t worst = 0;
+  int reads = 0;
+  const int64_t start = real_mono();
+  while (real_mono() - start < 50 * kMs) {
+    const int64_t before = real_mono();
+    const int64_t t = c.now([] { return read_cpu_counter(); }, real_mono);
+    const int64_t after = real_mono();
+    const int64_t off = t < before ? before - t : t > after ? t - after : 0;
+    worst = std::max(worst, off);
+    ++reads;
+  }
+  std::printf("[   INFO   ] %d readings through TscMono, the farthest %lld ns outside the clock "
+              "read around it\n",
+              reads, static_cast<long long>(worst));
+  EXPECT_TRUE(c.calibrated());
+  EXPECT_LE(worst, kTscSpanNs);
+}
+#endif
 
 // clock_now takes the hot path's reading from fast() and compares with the wall clock using
 // real readings only.
