@@ -97,6 +97,17 @@ test/unit/unit_tests: $(UNIT_SRCS) $(wildcard src/core/*.hpp)
 unitcheck: test/unit/unit_tests
 	test/unit/unit_tests
 
+# arm64 (scripts/arm64.sh cross-compiles in a tree of its own, with CXX, CC and PG_CONFIG for
+# aarch64): the module as PGXS builds it, and the core's unit tests linked from that build's
+# core objects, the module's own code, and test objects compiled side by side (make -j).
+UNIT_TEST_OBJS = $(patsubst %.cpp,%.o,$(wildcard test/unit/*.cpp))
+$(UNIT_TEST_OBJS): %.o: %.cpp $(wildcard src/core/*.hpp)
+	$(CXX) -std=c++17 -O2 -g -Wall -Wextra $(WERROR) -pthread $(CPPFLAGS) -Isrc/core \
+		-DSNOWFLAKE_VECTORS_DIR='"$(CURDIR)/test/vectors"' -c -o $@ $<
+test/unit/unit_tests_arm64: $(UNIT_TEST_OBJS) $(CORE_OBJS)
+	$(CXX) -pthread $(LDFLAGS) -o $@ $^ -lgtest -lgtest_main -lcurl -lcrypto
+EXTRA_CLEAN += $(UNIT_TEST_OBJS) test/unit/unit_tests_arm64
+
 # What one ID costs inside the core (ChaCha20 kernels, clock readings), for bench/run.sh.
 bench/core_costs: bench/core_costs.cpp src/core/chacha.cpp $(wildcard src/core/*.hpp)
 	$(CXX) -std=c++17 -O2 -Wall -Wextra $(WERROR) -Isrc/core -o $@ \

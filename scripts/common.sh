@@ -98,6 +98,24 @@ prepare_work() {
   fi
 }
 
+# Copies the sources into folder $1 (made by as_user), as the server user. Only the sources:
+# build outputs in the checkout (ignored by git) must not come along, as tar's whole-second
+# times could make them look newer than a source edited since. (safe.directory: root may
+# build a checkout that another user owns.)
+copy_tree() {
+  local git=(git -c safe.directory="$ROOT" -C "$ROOT")
+  if command -v git >/dev/null && [ "$("${git[@]}" rev-parse --show-toplevel 2>/dev/null)" = "$ROOT" ]; then
+    "${git[@]}" ls-files -z --cached --others --exclude-standard |
+      while IFS= read -r -d '' f; do if [ -e "$ROOT/$f" ]; then printf '%s\0' "$f"; fi; done |
+      tar -C "$ROOT" --null -T - -cf -
+  else
+    tar -C "$ROOT" --exclude=./build --exclude=./dist --exclude=./.git --exclude='*.o' \
+      --exclude='*.so' --exclude='*.bc' --exclude=./test/unit/unit_tests \
+      --exclude=./test/unit/unit_tests_arm64 --exclude=./test/fuzz/fuzz_core \
+      --exclude=./bench/core_costs -cf - .
+  fi | as_user tar -C "$1" -xf -
+}
+
 # Copies the sources into WORK/tree (so that every file the build and the tests write belongs
 # to the unprivileged user), builds there, and installs into PostgreSQL as root. Another
 # installation's pg_config and a tree of its own may be given.
@@ -108,19 +126,7 @@ build_and_install() {
   # The folders that make and prove read by wildcard hold sources only: start them afresh,
   # so that a file removed or moved since the last build is not run as a test.
   as_user rm -rf "$tree/sql" "$tree/expected" "$tree/extension" "$tree/test/t" "$tree/test/released"
-  # Only the sources: build outputs in the checkout (ignored by git) must not come along, as
-  # tar's whole-second times could make them look newer than a source edited since.
-  # (safe.directory: root may build a checkout that another user owns.)
-  local git=(git -c safe.directory="$ROOT" -C "$ROOT")
-  if [ "$("${git[@]}" rev-parse --show-toplevel 2>/dev/null)" = "$ROOT" ]; then
-    "${git[@]}" ls-files -z --cached --others --exclude-standard |
-      while IFS= read -r -d '' f; do if [ -e "$ROOT/$f" ]; then printf '%s\0' "$f"; fi; done |
-      tar -C "$ROOT" --null -T - -cf -
-  else
-    tar -C "$ROOT" --exclude=./build --exclude=./.git --exclude='*.o' --exclude='*.so' \
-      --exclude='*.bc' --exclude=./test/unit/unit_tests --exclude=./test/fuzz/fuzz_core \
-      --exclude=./bench/core_costs -cf - .
-  fi | as_user tar -C "$tree" -xf -
+  copy_tree "$tree"
   as_user make -C "$tree" -s -j"$(nproc)" PG_CONFIG="$pg_config" ERROR_ON_WARNING=1 \
     all test/unit/unit_tests
   # Install scripts of the versions a build before this one put there would be taken before the

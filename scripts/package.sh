@@ -21,18 +21,8 @@ src=$dir/postgresql-snowflake-$version
 
 as_user rm -rf "$dir"
 as_user mkdir -p "$src"
-# The sources alone, as build_and_install copies them: what git knows, or (in a copy without
-# .git, such as the chroots') everything but build outputs.
-git=(git -c safe.directory="$ROOT" -C "$ROOT")
-if command -v git >/dev/null && [ "$("${git[@]}" rev-parse --show-toplevel 2>/dev/null)" = "$ROOT" ]; then
-  "${git[@]}" ls-files -z --cached --others --exclude-standard |
-    while IFS= read -r -d '' f; do if [ -e "$ROOT/$f" ]; then printf '%s\0' "$f"; fi; done |
-    tar -C "$ROOT" --null -T - -cf -
-else
-  tar -C "$ROOT" --exclude=./build --exclude=./dist --exclude=./.git --exclude='*.o' \
-    --exclude='*.so' --exclude='*.bc' --exclude=./test/unit/unit_tests \
-    --exclude=./test/fuzz/fuzz_core --exclude=./bench/core_costs -cf - .
-fi | as_user tar -C "$src" -xf -
+# The sources alone, as build_and_install copies them.
+copy_tree "$src"
 # The upstream tarball of the 3.0 (quilt) source package: the same files without debian/.
 as_user tar -C "$dir" --exclude="${src##*/}/debian" \
   -czf "$dir/postgresql-snowflake_$version.orig.tar.gz" "${src##*/}"

@@ -2,14 +2,32 @@
 # Installs what is missing, builds and installs the extension, then runs every test: the
 # META.json check, the core's unit tests, fuzzing, pg_regress (sql/, expected/), the TAP
 # tests (test/t/), the driver suite (test/drivers/), a tiny run of the benchmark (so that it
-# cannot rot) and the Debian package with its autopkgtest. Each suite starts its own throwaway servers as an
+# cannot rot), the Debian package with its autopkgtest, and on PostgreSQL 15 the arm64 build
+# (scripts/arm64.sh). Each suite starts its own throwaway servers as an
 # unprivileged user. Exits non-zero on any failure.
 #
 # While working on one thing, run less (scripts/matrix.sh passes these on to each major):
-#   SNOWFLAKE_SUITES="regress tap"   only these suites: meta unit fuzz regress tap drivers bench package
+#   SNOWFLAKE_SUITES="regress tap"   only these suites: meta unit arm64 fuzz regress tap drivers bench package
 #   SNOWFLAKE_REGRESS="decode ulid"  only these pg_regress tests
 #   PROVE_TESTS="test/t/009_lead_and_writes.pl"  only these TAP tests
 source "$(dirname "$0")/common.sh"
+
+# Whether a suite runs: every one, or those SNOWFLAKE_SUITES names. The arm64 build is the same
+# on every major, so with every suite it runs on 15 alone (SNOWFLAKE_ARM64_MAJOR), once in a
+# run of scripts/matrix.sh; named in SNOWFLAKE_SUITES, on any major.
+wanted() {
+  if [ -n "${SNOWFLAKE_SUITES:-}" ]; then
+    [[ " $SNOWFLAKE_SUITES " == *" $1 "* ]]
+    return
+  fi
+  [ "$1" != arm64 ] || [ "$PG_MAJOR" = "${SNOWFLAKE_ARM64_MAJOR:-15}" ]
+}
+# meta and arm64 need neither the build nor a server here: alone, they run without
+# installing the extension into this machine's PostgreSQL.
+needs_install=
+for key in unit fuzz regress tap drivers bench package; do
+  if wanted "$key"; then needs_install=1; fi
+done
 
 # SNOWFLAKE_UPGRADE_FROM_MAJOR=18 (with PG_MAJOR=19): the extension is also built for that
 # older major, and the pg_upgrade test upgrades a cluster of it to PG_MAJOR.
@@ -38,10 +56,12 @@ if [ "$PG_MAJOR" = 15 ]; then
 fi
 ensure_server_user
 prepare_work
-build_and_install
-if [ -n "$UPGRADE_FROM" ]; then
-  build_and_install "/usr/lib/postgresql/$UPGRADE_FROM/bin/pg_config" "$WORK/tree-$UPGRADE_FROM"
-  export SNOWFLAKE_UPGRADE_FROM=/usr/lib/postgresql/$UPGRADE_FROM
+if [ -n "$needs_install" ]; then
+  build_and_install
+  if [ -n "$UPGRADE_FROM" ]; then
+    build_and_install "/usr/lib/postgresql/$UPGRADE_FROM/bin/pg_config" "$WORK/tree-$UPGRADE_FROM"
+    export SNOWFLAKE_UPGRADE_FROM=/usr/lib/postgresql/$UPGRADE_FROM
+  fi
 fi
 
 passed=0
@@ -50,9 +70,7 @@ failed_names=()
 suite() {
   local key=$1 name=$2
   shift 2
-  if [ -n "${SNOWFLAKE_SUITES:-}" ] && [[ " $SNOWFLAKE_SUITES " != *" $key "* ]]; then
-    return 0
-  fi
+  wanted "$key" || return 0
   log "$name"
   if "$@"; then
     passed=$((passed + 1))
@@ -82,6 +100,8 @@ tap() {
 
 suite meta "META.json (PGXN Meta Spec 1.0.0)" python3 "$ROOT/test/meta_check.py"
 suite unit "unit tests (core, fake clock)" as_user "$WORK/tree/test/unit/unit_tests"
+suite arm64 "arm64 (module and unit tests cross-compiled, the tests under qemu-user)" \
+  "$ROOT/scripts/arm64.sh"
 suite fuzz "fuzzing (libFuzzer, ASan, UBSan; 30 s)" \
   as_user make -C "$WORK/tree" -s PG_CONFIG="$PG_CONFIG" fuzzcheck
 suite regress "pg_regress" regress
