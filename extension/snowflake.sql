@@ -59,6 +59,30 @@ CREATE FUNCTION objectid_timestamp(id bytea) RETURNS timestamptz
 CREATE FUNCTION ksuid_timestamp(id text) RETURNS timestamptz
 	AS 'MODULE_PATHNAME', 'ksuid_timestamp' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
+-- other systems' IDs with each system's own fields: Twitter's and Discord's node is two
+-- fields, and snowflake_decode(id, layout) gives it as one shard
+
+CREATE FUNCTION twitter_decode(id bigint, OUT ts timestamptz, OUT datacenter integer, OUT worker integer, OUT seq integer)
+	AS 'MODULE_PATHNAME', 'twitter_decode' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION discord_decode(id bigint, OUT ts timestamptz, OUT worker integer, OUT process integer, OUT increment integer)
+	AS 'MODULE_PATHNAME', 'discord_decode' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION sonyflake_decode(id bigint, OUT ts timestamptz, OUT machine integer, OUT seq integer)
+	AS 'MODULE_PATHNAME', 'sonyflake_decode' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION pgedge_decode(id bigint, layout text DEFAULT 'pgedge', OUT ts timestamptz, OUT node integer, OUT count integer)
+	AS 'MODULE_PATHNAME', 'pgedge_decode' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION objectid_decode(id text, OUT ts timestamptz, OUT random bytea, OUT counter integer)
+	AS 'MODULE_PATHNAME', 'objectid_decode_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION objectid_decode(id bytea, OUT ts timestamptz, OUT random bytea, OUT counter integer)
+	AS 'MODULE_PATHNAME', 'objectid_decode_bytea' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION ksuid_decode(id text, OUT ts timestamptz, OUT payload bytea)
+	AS 'MODULE_PATHNAME', 'ksuid_decode' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
 -- uuidv7 (RFC 9562 version 7 on the built-in uuid type)
 -- The generator is snowflake_uuidv7() on every server version: PostgreSQL 18 and later have
 -- pg_catalog.uuidv7() and pg_catalog.uuidv7(interval), which pg_catalog's place at the head
@@ -433,11 +457,18 @@ COMMENT ON FUNCTION snowflake_streams() IS 'a row per ID stream that issued a va
 COMMENT ON FUNCTION snowflake_observe_trigger() IS 'row trigger for replication''s apply: observes the named ID columns (default: the primary key) of each row, and counts in snowflake_status() what it may not observe instead of raising';
 COMMENT ON FUNCTION snowflake_replica_guard() IS 'row trigger for tables that replication writes into: observes the named ID columns (default: the primary key) as snowflake_observe_trigger() does, and reports a replicated snowflake ID of this server''s own shards as a shard collision (snowflake.on_shard_collision)';
 COMMENT ON FUNCTION snowflake_reservation_create() IS 'a server whose reservation file is missing may generate again, from the clock: only once the clock is past every ID already issued';
-COMMENT ON FUNCTION snowflake_decode(bigint, text) IS 'time, node and sequence of another system''s 64-bit ID: layout twitter, discord, sonyflake, pgedge or instagram';
-COMMENT ON FUNCTION snowflake_at(timestamptz, text) IS 'the smallest ID of a layout (twitter, discord, sonyflake, pgedge, instagram) at the time: for key range scans of such IDs';
+COMMENT ON FUNCTION snowflake_decode(bigint, text) IS 'time, node and sequence of another system''s 64-bit ID: layout twitter, discord (shard: the 10 bits of datacenter and worker, or worker and process), sonyflake (shard: machine), pgedge, pgedge_1_1 (shard: node; seq: count) or instagram';
+COMMENT ON FUNCTION snowflake_at(timestamptz, text) IS 'the smallest ID of a layout (twitter, discord, sonyflake, pgedge, pgedge_1_1, instagram) at the time: for key range scans of such IDs';
 COMMENT ON FUNCTION objectid_timestamp(text) IS 'the second in a MongoDB ObjectId of 24 hex digits';
 COMMENT ON FUNCTION objectid_timestamp(bytea) IS 'the second in a MongoDB ObjectId of 12 bytes';
 COMMENT ON FUNCTION ksuid_timestamp(text) IS 'the second in a KSUID of 27 base62 characters';
+COMMENT ON FUNCTION twitter_decode(bigint) IS 'the time, datacenter, worker and sequence of a Twitter (X) snowflake ID';
+COMMENT ON FUNCTION discord_decode(bigint) IS 'the time, internal worker, internal process and increment of a Discord snowflake';
+COMMENT ON FUNCTION sonyflake_decode(bigint) IS 'the time (10 ms units), machine and sequence of a Sonyflake ID';
+COMMENT ON FUNCTION pgedge_decode(bigint, text) IS 'the time, node and count of a pgEdge snowflake ID: layout pgedge (made by pgEdge snowflake 1.2 and later, the default) or pgedge_1_1 (1.0 and 1.1, whose count is above the node)';
+COMMENT ON FUNCTION objectid_decode(text) IS 'the second, the 5 random bytes and the counter of a MongoDB ObjectId of 24 hex digits';
+COMMENT ON FUNCTION objectid_decode(bytea) IS 'the second, the 5 random bytes and the counter of a MongoDB ObjectId of 12 bytes';
+COMMENT ON FUNCTION ksuid_decode(text) IS 'the second and the 16-byte payload of a KSUID of 27 base62 characters';
 COMMENT ON FUNCTION typeid(text, uuid) IS 'the TypeID of a uuid with a type prefix (at most 63 of a-z and _, neither first nor last; empty: the suffix alone): prefix_ and 26 characters of lower-case Crockford base32';
 COMMENT ON FUNCTION typeid_uuid(text) IS 'the uuid of a TypeID, checked whole against the TypeID specification';
 COMMENT ON FUNCTION typeid_prefix(text) IS 'the type prefix of a TypeID (empty when it has none), checked whole against the TypeID specification';

@@ -1,7 +1,10 @@
-// The text and binary forms of two 128-bit-plus IDs whose time we read:
-//   MongoDB ObjectId: 12 bytes, 24 hex digits; its first 4 bytes are big-endian Unix seconds.
-//   KSUID (Segment): 20 bytes, 27 characters of base62 (0-9, A-Z, a-z, in that order); its
-//     first 4 bytes are big-endian seconds since 1400000000 (2014-05-13 16:53:20 UTC).
+// The text and binary forms of two IDs of more than 64 bits that we decode:
+//   MongoDB ObjectId: 12 bytes, 24 hex digits: 4 bytes of big-endian Unix seconds, 5 random
+//     bytes drawn once per process (in older drivers, 3 of machine and 2 of process id),
+//     and a 3-byte big-endian counter that starts at a random value.
+//   KSUID (Segment): 20 bytes, 27 characters of base62 (0-9, A-Z, a-z, in that order): 4
+//     bytes of big-endian seconds since 1400000000 (2014-05-13 16:53:20 UTC), then a 16-byte
+//     random payload.
 #pragma once
 #include "pg_free.hpp"
 
@@ -15,6 +18,13 @@ constexpr size_t kObjectIdTextLen = 24;
 constexpr size_t kKsuidBytes = 20;
 constexpr size_t kKsuidTextLen = 27;
 constexpr int64_t kKsuidEpochUnixS = 1400000000;
+constexpr size_t kObjectIdRandomOffset = 4;
+constexpr size_t kObjectIdRandomBytes = 5;
+constexpr size_t kKsuidPayloadOffset = 4;
+constexpr size_t kKsuidPayloadBytes = 16;
+static_assert(kObjectIdRandomOffset + kObjectIdRandomBytes + 3 == kObjectIdBytes,
+              "time, random, counter");
+static_assert(kKsuidPayloadOffset + kKsuidPayloadBytes == kKsuidBytes, "time, payload");
 
 enum class Parse : uint8_t { kOk, kBadLength, kBadCharacter, kOverflow };
 
@@ -31,6 +41,11 @@ inline uint32_t load_be32(const uint8_t *p) noexcept {
 inline int64_t objectid_unix_s(const uint8_t id[kObjectIdBytes]) noexcept { return load_be32(id); }
 inline int64_t ksuid_unix_s(const uint8_t id[kKsuidBytes]) noexcept {
   return kKsuidEpochUnixS + load_be32(id);
+}
+
+// An ObjectId's counter, 0 to 2^24 - 1.
+inline uint32_t objectid_counter(const uint8_t id[kObjectIdBytes]) noexcept {
+  return uint32_t{id[9]} << 16 | uint32_t{id[10]} << 8 | id[11];
 }
 
 }  // namespace snowflake::foreign

@@ -53,15 +53,19 @@ static_assert(unpack(pack(5, 7, 9)).shard == 7, "round trip");
 // Other systems' 64-bit layouts, for reading the IDs they put into tables: each is a time
 // field (units since an epoch), a node field and a sequence field at fixed bit positions.
 // Like our own layout these are contracts of the systems that issue them, copied here once:
-//   twitter   : 41 bits of ms since 1288834974657 | 5 datacenter + 5 worker | 12 sequence
-//   discord   : 42 bits of ms since 1420070400000 | 5 worker + 5 process | 12 increment
-//   sonyflake : 39 bits of 10 ms since 2014-09-01 | 8 sequence | 16 machine (sequence above
-//               the machine, unlike the others)
-//   pgedge    : 41 bits of ms since 2023-01-01 | 10 node | 12 count (pgEdge snowflake 1.2
-//               and later; 1.1 and earlier had the count above the node)
-//   instagram : ours (41 | 13 shard | 10 sequence) with Instagram's epoch, 1314220021721
+//   twitter    : 41 bits of ms since 1288834974657 | 5 datacenter + 5 worker | 12 sequence
+//   discord    : 42 bits of ms since 1420070400000 | 5 worker + 5 process | 12 increment
+//   sonyflake  : 39 bits of 10 ms since 2014-09-01 | 8 sequence | 16 machine (sequence above
+//                the machine, unlike the others)
+//   pgedge     : 41 bits of ms since 2023-01-01 | 10 node | 12 count (pgEdge snowflake 1.2
+//                and later)
+//   pgedge_1_1 : 41 bits of ms since 2023-01-01 | 12 count | 10 node (pgEdge snowflake 1.0
+//                and 1.1: the same fields, count above node)
+//   instagram  : ours (41 | 13 shard | 10 sequence) with Instagram's epoch, 1314220021721
 // IDs are positive bigints here, so a time field reaches bit 62 at most: Twitter's and
 // Discord's IDs fit until 2080 and 2084, when their 42nd bit of time would be the sign bit.
+// The node field is what snowflake_decode(id, layout) returns as the shard: for Twitter and
+// Discord it is two 5-bit fields (split_node), for the others one.
 namespace snowflake::foreign {
 
 struct Layout {
@@ -78,17 +82,39 @@ constexpr Layout kLayouts[] = {
     {"discord", 1420070400000, 1, 22, 12, 10, 0, 12},
     {"sonyflake", 1409529600000, 10, 24, 0, 16, 16, 8},
     {"pgedge", 1672531200000, 1, 22, 12, 10, 0, 12},
+    {"pgedge_1_1", 1672531200000, 1, 22, 0, 10, 10, 12},
     {"instagram", 1314220021721, 1, kShardBits + kSeqBits, kSeqBits, kShardBits, 0, kSeqBits},
 };
 constexpr int kLayoutCount = sizeof kLayouts / sizeof kLayouts[0];
+
+// Each layout by name, for the decoders with a layout's own fields.
+inline constexpr const Layout &kTwitter = kLayouts[0];
+inline constexpr const Layout &kDiscord = kLayouts[1];
+inline constexpr const Layout &kSonyflake = kLayouts[2];
+inline constexpr const Layout &kPgedge = kLayouts[3];
+inline constexpr const Layout &kPgedge11 = kLayouts[4];
+
+constexpr bool same_name(const char *a, const char *b) {
+  for (; *a != '\0' && *a == *b; ++a, ++b) {
+  }
+  return *a == *b;
+}
+static_assert(same_name(kTwitter.name, "twitter") && same_name(kDiscord.name, "discord") &&
+                  same_name(kSonyflake.name, "sonyflake") && same_name(kPgedge.name, "pgedge") &&
+                  same_name(kPgedge11.name, "pgedge_1_1"),
+              "each named layout is the one of its name");
 
 constexpr bool fields_fit(const Layout &l) {
   return l.node_shift + l.node_bits <= l.time_shift && l.seq_shift + l.seq_bits <= l.time_shift &&
          (l.node_shift >= l.seq_shift + l.seq_bits || l.seq_shift >= l.node_shift + l.node_bits) &&
          l.node_bits + l.seq_bits == l.time_shift;
 }
-static_assert(fields_fit(kLayouts[0]) && fields_fit(kLayouts[1]) && fields_fit(kLayouts[2]) &&
-                  fields_fit(kLayouts[3]) && fields_fit(kLayouts[4]),
+constexpr bool all_fields_fit() {
+  for (const Layout &l : kLayouts)
+    if (!fields_fit(l)) return false;
+  return true;
+}
+static_assert(all_fields_fit(),
               "the fields of a layout fill the bits below its time field, without overlap");
 
 // The layout of that name (ASCII letters in any case), or nullptr.
@@ -128,6 +154,18 @@ constexpr bool at(const Layout &l, int64_t unix_ms, uint64_t &id) noexcept {
   if (units > max_units(l)) return false;
   id = units << l.time_shift;
   return true;
+}
+
+// Twitter's and Discord's node field is two 5-bit fields: the high one is Twitter's datacenter
+// and Discord's worker, the low one Twitter's worker and Discord's process.
+constexpr int kNodePartBits = 5;
+
+struct NodeParts {
+  uint32_t high, low;
+};
+
+constexpr NodeParts split_node(uint32_t node) noexcept {
+  return NodeParts{node >> kNodePartBits, node & ((1u << kNodePartBits) - 1)};
 }
 
 // The last millisecond a layout can hold, in Unix ms.

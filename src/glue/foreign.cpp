@@ -1,5 +1,8 @@
 // SQL functions that read other systems' IDs: the 64-bit layouts of layout.hpp's foreign
 // namespace, MongoDB ObjectIds and KSUIDs. All of them IMMUTABLE: a layout is a constant.
+// snowflake_decode(id, layout) gives every layout's fields as (ts, shard, seq); the
+// <system>_decode functions give them under the system's own names, with the node fields that
+// Twitter and Discord combine apart.
 #include "../core/foreign_codec.hpp"
 
 #include "snowflake.hpp"
@@ -41,12 +44,25 @@ TimestampTz unix_s_to_timestamptz(int64_t unix_s) { return unix_ms_to_timestampt
   pg_unreachable();
 }
 
+// The fields of a layout's ID as (ts, node, seq), or with the node's two halves apart.
+Datum fields_record(FunctionCallInfo fcinfo, const foreign::Layout &l, bool split) {
+  const foreign::Fields f = foreign::decode(l, checked_id(PG_GETARG_INT64(0), l.name));
+  const foreign::NodeParts n = foreign::split_node(f.node);
+  const Datum ts = TimestampTzGetDatum(unix_ms_to_timestamptz(f.unix_ms));
+  const Datum seq = Int32GetDatum(static_cast<int32>(f.seq));
+  if (!split) {
+    const Datum values[3] = {ts, Int32GetDatum(static_cast<int32>(f.node)), seq};
+    return out_record(fcinfo, values, 3);
+  }
+  const Datum values[4] = {ts, Int32GetDatum(static_cast<int32>(n.high)),
+                           Int32GetDatum(static_cast<int32>(n.low)), seq};
+  return out_record(fcinfo, values, 4);
+}
+
 }  // namespace
 
 SNOWFLAKE_FUNCTION(snowflake_decode_layout) {
-  const foreign::Layout &l = layout_arg(fcinfo, 1);
-  const foreign::Fields f = foreign::decode(l, checked_id(PG_GETARG_INT64(0), l.name));
-  return decoded_record(fcinfo, unix_ms_to_timestamptz(f.unix_ms), f.node, f.seq);
+  return fields_record(fcinfo, layout_arg(fcinfo, 1), false);
 }
 
 SNOWFLAKE_FUNCTION(snowflake_at_layout) {
@@ -62,36 +78,54 @@ SNOWFLAKE_FUNCTION(snowflake_at_layout) {
   return Int64GetDatum(static_cast<int64>(id));
 }
 
-SNOWFLAKE_FUNCTION(objectid_timestamp_text) {
+SNOWFLAKE_FUNCTION(twitter_decode) { return fields_record(fcinfo, foreign::kTwitter, true); }
+
+SNOWFLAKE_FUNCTION(discord_decode) { return fields_record(fcinfo, foreign::kDiscord, true); }
+
+SNOWFLAKE_FUNCTION(sonyflake_decode) { return fields_record(fcinfo, foreign::kSonyflake, false); }
+
+// pgEdge swapped its node and count fields in 1.2: the layout argument says which release
+// made the IDs, as no bit of an ID tells.
+SNOWFLAKE_FUNCTION(pgedge_decode) {
+  const foreign::Layout &l = layout_arg(fcinfo, 1);
+  if (&l != &foreign::kPgedge && &l != &foreign::kPgedge11)
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("pgedge_decode does not read the layout \"%s\"", l.name),
+                    errdetail("Its layouts are %s (pgEdge snowflake 1.2 and later) and %s "
+                              "(1.0 and 1.1).",
+                              foreign::kPgedge.name, foreign::kPgedge11.name),
+                    errhint("For other layouts, call snowflake_decode(id, layout).")));
+  return fields_record(fcinfo, l, false);
+}
+
+namespace {
+
+void objectid_text_arg(FunctionCallInfo fcinfo, uint8_t id[foreign::kObjectIdBytes]) {
   const text *in = PG_GETARG_TEXT_PP(0);
-  uint8_t id[foreign::kObjectIdBytes];
   switch (foreign::objectid_from_hex(VARDATA_ANY(in), VARSIZE_ANY_EXHDR(in), id)) {
     case foreign::Parse::kOk:
-      break;
+      return;
     case foreign::Parse::kBadLength:
       raise_bad_text("ObjectId", "An ObjectId is 24 hexadecimal digits.", in);
     default:
       raise_bad_text("ObjectId", "An ObjectId is 24 hexadecimal digits (0-9, a-f, A-F).", in);
   }
-  return TimestampTzGetDatum(unix_s_to_timestamptz(foreign::objectid_unix_s(id)));
 }
 
-SNOWFLAKE_FUNCTION(objectid_timestamp_bytea) {
+const uint8_t *objectid_bytea_arg(FunctionCallInfo fcinfo) {
   const bytea *in = PG_GETARG_BYTEA_PP(0);
   const size_t len = VARSIZE_ANY_EXHDR(in);
   if (len != foreign::kObjectIdBytes)
     ereport(ERROR, (errcode(ERRCODE_STRING_DATA_LENGTH_MISMATCH),
                     errmsg("an ObjectId is 12 bytes, not %zu", len)));
-  return TimestampTzGetDatum(unix_s_to_timestamptz(
-      foreign::objectid_unix_s(reinterpret_cast<const uint8_t *>(VARDATA_ANY(in)))));
+  return reinterpret_cast<const uint8_t *>(VARDATA_ANY(in));
 }
 
-SNOWFLAKE_FUNCTION(ksuid_timestamp) {
+void ksuid_arg(FunctionCallInfo fcinfo, uint8_t id[foreign::kKsuidBytes]) {
   const text *in = PG_GETARG_TEXT_PP(0);
-  uint8_t id[foreign::kKsuidBytes];
   switch (foreign::ksuid_from_base62(VARDATA_ANY(in), VARSIZE_ANY_EXHDR(in), id)) {
     case foreign::Parse::kOk:
-      break;
+      return;
     case foreign::Parse::kBadLength:
       raise_bad_text("KSUID", "A KSUID is 27 base62 characters.", in);
     case foreign::Parse::kOverflow:
@@ -99,5 +133,57 @@ SNOWFLAKE_FUNCTION(ksuid_timestamp) {
     default:
       raise_bad_text("KSUID", "A KSUID is 27 base62 characters (0-9, A-Z, a-z).", in);
   }
+}
+
+Datum bytea_datum(const uint8_t *bytes, size_t len) {
+  bytea *out = static_cast<bytea *>(palloc(VARHDRSZ + len));
+  SET_VARSIZE(out, VARHDRSZ + len);
+  memcpy(VARDATA(out), bytes, len);
+  return PointerGetDatum(out);
+}
+
+Datum objectid_record(FunctionCallInfo fcinfo, const uint8_t id[foreign::kObjectIdBytes]) {
+  const Datum values[3] = {
+      TimestampTzGetDatum(unix_s_to_timestamptz(foreign::objectid_unix_s(id))),
+      bytea_datum(id + foreign::kObjectIdRandomOffset, foreign::kObjectIdRandomBytes),
+      Int32GetDatum(static_cast<int32>(foreign::objectid_counter(id)))};
+  return out_record(fcinfo, values, 3);
+}
+
+}  // namespace
+
+SNOWFLAKE_FUNCTION(objectid_timestamp_text) {
+  uint8_t id[foreign::kObjectIdBytes];
+  objectid_text_arg(fcinfo, id);
+  return TimestampTzGetDatum(unix_s_to_timestamptz(foreign::objectid_unix_s(id)));
+}
+
+SNOWFLAKE_FUNCTION(objectid_timestamp_bytea) {
+  const uint8_t *id = objectid_bytea_arg(fcinfo);
+  return TimestampTzGetDatum(unix_s_to_timestamptz(foreign::objectid_unix_s(id)));
+}
+
+SNOWFLAKE_FUNCTION(objectid_decode_text) {
+  uint8_t id[foreign::kObjectIdBytes];
+  objectid_text_arg(fcinfo, id);
+  return objectid_record(fcinfo, id);
+}
+
+SNOWFLAKE_FUNCTION(objectid_decode_bytea) {
+  return objectid_record(fcinfo, objectid_bytea_arg(fcinfo));
+}
+
+SNOWFLAKE_FUNCTION(ksuid_timestamp) {
+  uint8_t id[foreign::kKsuidBytes];
+  ksuid_arg(fcinfo, id);
   return TimestampTzGetDatum(unix_s_to_timestamptz(foreign::ksuid_unix_s(id)));
+}
+
+SNOWFLAKE_FUNCTION(ksuid_decode) {
+  uint8_t id[foreign::kKsuidBytes];
+  ksuid_arg(fcinfo, id);
+  const Datum values[2] = {
+      TimestampTzGetDatum(unix_s_to_timestamptz(foreign::ksuid_unix_s(id))),
+      bytea_datum(id + foreign::kKsuidPayloadOffset, foreign::kKsuidPayloadBytes)};
+  return out_record(fcinfo, values, 2);
 }

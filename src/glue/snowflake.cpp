@@ -11,6 +11,7 @@
 extern "C" {
 #include "access/htup_details.h"
 #include "funcapi.h"
+#include "utils/lsyscache.h"
 }
 
 namespace {
@@ -183,16 +184,18 @@ void raise_negative_id(int64 id, const char *kind) {
   pg_unreachable();
 }
 
-Datum decoded_record(FunctionCallInfo fcinfo, TimestampTz ts, uint32_t shard, uint32_t seq) {
+Datum out_record(FunctionCallInfo fcinfo, const Datum *values, int count) {
   TupleDesc desc;
   if (get_call_result_type(fcinfo, nullptr, &desc) != TYPEFUNC_COMPOSITE)
     ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-                    errmsg("snowflake_decode must be called in a context that accepts a record")));
+                    errmsg("%s must be called in a context that accepts a record",
+                           get_func_name(fcinfo->flinfo->fn_oid))));
+  bool nulls[8] = {};
+  if (desc->natts != count || count > static_cast<int>(lengthof(nulls)))
+    elog(ERROR, "%s returns %d columns, not %d", get_func_name(fcinfo->flinfo->fn_oid),
+         desc->natts, count);
   desc = BlessTupleDesc(desc);
-  Datum values[3] = {TimestampTzGetDatum(ts), Int32GetDatum(static_cast<int32>(shard)),
-                     Int32GetDatum(static_cast<int32>(seq))};
-  bool nulls[3] = {false, false, false};
-  return HeapTupleGetDatum(heap_form_tuple(desc, values, nulls));
+  return HeapTupleGetDatum(heap_form_tuple(desc, const_cast<Datum *>(values), nulls));
 }
 
 }  // namespace snowflake::glue
@@ -228,7 +231,10 @@ SNOWFLAKE_FUNCTION(snowflake_seq) {
 SNOWFLAKE_FUNCTION(snowflake_decode) {
   const uint64_t id = checked_id(PG_GETARG_INT64(0));
   const Decoded d = unpack(id);
-  return decoded_record(fcinfo, id_timestamp(id), d.shard, d.seq);
+  const Datum values[3] = {TimestampTzGetDatum(id_timestamp(id)),
+                           Int32GetDatum(static_cast<int32>(d.shard)),
+                           Int32GetDatum(static_cast<int32>(d.seq))};
+  return out_record(fcinfo, values, 3);
 }
 
 SNOWFLAKE_FUNCTION(snowflake_at) {

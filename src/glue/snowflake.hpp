@@ -1,5 +1,5 @@
 // What the snowflake kind's file (snowflake.cpp) shares with the other 64-bit ones: the
-// check of an ID argument and the record that every decode function returns.
+// check of an ID argument and the records that the decode functions return.
 #pragma once
 
 #include "pg.hpp"
@@ -15,7 +15,8 @@ inline uint64_t checked_id(int64 id, const char *kind = "snowflake") {
   return static_cast<uint64_t>(id);
 }
 
-// The (ts, shard, seq) record that every decode function returns.
-Datum decoded_record(FunctionCallInfo fcinfo, TimestampTz ts, uint32_t shard, uint32_t seq);
+// The record of the calling function's OUT parameters, from count values (at most 8, none
+// NULL).
+Datum out_record(FunctionCallInfo fcinfo, const Datum *values, int count);
 
 }  // namespace snowflake::glue

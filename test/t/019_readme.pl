@@ -3,6 +3,14 @@
 # drift from the extension. A block that cannot run on one server is marked with an HTML
 # comment on the line before its fence (<!-- not run: why -->); at most $max_not_run may be,
 # so the escape hatch cannot grow unnoticed.
+#
+# A result shown in a block is compared with what psql prints: the lines psql prints for a
+# statement (aligned, with its header, its rule and its "(N rows)"), each behind "-- ",
+# directly under the statement's last line. Trailing spaces aren't compared. Any other line
+# that looks like a result ("--  " or a rule "-- ---") is an error, unless the block is marked
+# <!-- results not compared: why --> (at most $max_not_compared are), for a result that depends
+# on the time or is shortened. A trailing comment on a statement's line is a remark, never
+# compared.
 use strict;
 use warnings FATAL => 'all';
 use PostgreSQL::Test::Cluster;
@@ -11,12 +19,14 @@ use Test::More;
 use FindBin;
 
 my $max_not_run = 2;
+my $max_not_compared = 1;
 
 my $readme = "$FindBin::Bin/../../README.md";
 my @lines = split /\n/, slurp_file($readme);
 
-# Each ```sql block: its first line's number, its text, and why it is not run (if it is not).
-my (@blocks, $open, $text, $why);
+# Each ```sql block: its first line's number, its text, and why it is not run or its results
+# not compared (if so).
+my (@blocks, $open, $text, $why, $why_not_compared);
 for my $i (0 .. $#lines)
 {
 	my $line = $lines[$i];
@@ -24,7 +34,13 @@ for my $i (0 .. $#lines)
 	{
 		if ($line =~ /^```\s*$/)
 		{
-			push @blocks, { line => $open, sql => $text, not_run => $why };
+			push @blocks,
+			  {
+				line => $open,
+				sql => $text,
+				not_run => $why,
+				not_compared => $why_not_compared
+			  };
 			undef $open;
 		}
 		else
@@ -37,6 +53,10 @@ for my $i (0 .. $#lines)
 		$open = $i + 2;
 		$text = '';
 		$why = $i > 0 && $lines[$i - 1] =~ /^<!--\s*not run:\s*(.*?)\s*-->\s*$/ ? $1 : undef;
+		$why_not_compared =
+		  $i > 0 && $lines[$i - 1] =~ /^<!--\s*results not compared:\s*(.*?)\s*-->\s*$/
+		  ? $1
+		  : undef;
 	}
 }
 ok(!defined $open, 'every ```sql block of the README is closed');
@@ -50,6 +70,85 @@ my @skipped = grep { defined $_->{not_run} } @blocks;
 diag("README.md line $_->{line}: not run: $_->{not_run}") foreach @skipped;
 cmp_ok(scalar @skipped, '<=', $max_not_run,
 	scalar(@skipped) . " blocks are marked not run, at most $max_not_run");
+
+my @not_compared = grep { defined $_->{not_compared} } @blocks;
+diag("README.md line $_->{line}: results not compared: $_->{not_compared}")
+  foreach @not_compared;
+cmp_ok(scalar @not_compared, '<=', $max_not_compared,
+	scalar(@not_compared)
+	  . " blocks are marked results not compared, at most $max_not_compared");
+
+# A statement ends on a line that is not a comment and ends with ";", before any remark.
+sub ends_statement
+{
+	my ($line) = @_;
+	return 0 if $line =~ /^\s*--/;
+	$line =~ s/\s+--\s.*$//;
+	return $line =~ /;\s*$/;
+}
+
+my $rule = qr/^-- -+(\+-+)*\s*$/;
+
+# The results a block shows: for each, the statement's first and last line (indexes into the
+# block's lines) and the lines psql must print. Lines that look like a result but are not one
+# are returned as strays.
+sub results_of
+{
+	my ($block) = @_;
+	my @sql = split /\n/, $block->{sql};
+	my (@results, @strays, %in_result);
+	# the last lines of the latest statement and of the one before it
+	my ($end, $end_before) = (-1, -1);
+	for my $i (0 .. $#sql)
+	{
+		if (   $i > 0
+			&& $i < $#sql
+			&& ends_statement($sql[ $i - 1 ])
+			&& $sql[$i] =~ /^--/
+			&& $sql[ $i + 1 ] =~ $rule)
+		{
+			my @expected;
+			my $j = $i;
+			while ($j <= $#sql && $sql[$j] =~ /^--( |$)/)
+			{
+				push @expected, $sql[$j];
+				$in_result{$j} = 1;
+				last if $sql[$j] =~ /^-- \(\d+ rows?\)\s*$/;
+				$j++;
+			}
+			push @results,
+			  {
+				first => $end_before + 1,
+				last => $i - 1,
+				line => $block->{line} + $i,
+				expected => [ map { my $l = $_; $l =~ s/^-- ?//; $l =~ s/\s+$//; $l } @expected ],
+				footer => $expected[-1] =~ /^-- \(\d+ rows?\)/ ? 1 : 0
+			  };
+		}
+		($end_before, $end) = ($end, $i) if ends_statement($sql[$i]);
+	}
+	for my $i (0 .. $#sql)
+	{
+		push @strays, $block->{line} + $i
+		  if !$in_result{$i} && ($sql[$i] =~ /^--  \S/ || $sql[$i] =~ $rule);
+	}
+	return (\@results, \@strays);
+}
+
+# Every result is in psql's format, or its block says why not.
+my $results = 0;
+foreach my $block (@blocks)
+{
+	my ($found, $strays) = results_of($block);
+	$block->{results} = $found;
+	$results += @$found;
+	next if defined $block->{not_compared} || defined $block->{not_run};
+	is_deeply($strays, [], "README.md line $block->{line}: every result is in psql's format")
+	  or diag("lines that look like results but are not under a statement in psql's format: @$strays");
+	ok($_->{footer}, "README.md line $_->{line}: the result ends with psql's (N rows)")
+	  foreach @$found;
+}
+cmp_ok($results, '>=', 8, "the README shows results to compare ($results)");
 
 my $node = PostgreSQL::Test::Cluster->new('readme');
 $node->init;
@@ -68,20 +167,51 @@ $node->start;
 $node->safe_psql('postgres', 'CREATE DATABASE app');
 
 # Each block in a psql of its own, stopping at its first error: a block may rely on what an
-# earlier one created, as a reader following the README would.
+# earlier one created, as a reader following the README would. psql prints as it does for a
+# reader (aligned, with headers and footers), and a marker before and after each statement
+# whose result the block shows.
 my $run = 0;
+my $compared = 0;
 foreach my $block (@blocks)
 {
 	next if defined $block->{not_run};
+	my @sql = split /\n/, $block->{sql};
+	my $compare = !defined $block->{not_compared};
+	my $script = "\\pset format aligned\n\\pset tuples_only off\n";
+	for my $i (0 .. $#sql)
+	{
+		if ($compare)
+		{
+			$script .= "\\echo '=== begin $_->{line} ==='\n"
+			  foreach grep { $_->{first} == $i } @{ $block->{results} };
+		}
+		$script .= "$sql[$i]\n";
+		if ($compare)
+		{
+			$script .= "\\echo '=== end $_->{line} ==='\n"
+			  foreach grep { $_->{last} == $i } @{ $block->{results} };
+		}
+	}
 	my ($stdout, $stderr);
-	my $ret = $node->psql('app', $block->{sql},
+	my $ret = $node->psql('app', $script,
 		stdout => \$stdout, stderr => \$stderr, on_error_stop => 1);
-	my $first = (split /\n/, $block->{sql})[0] // '';
+	my $first = $sql[0] // '';
 	is($ret, 0, "README.md line $block->{line} runs ($first)")
 	  or diag("block:\n$block->{sql}\nstderr:\n$stderr");
 	$run++;
+	next unless $compare;
+	foreach my $result (@{ $block->{results} })
+	{
+		my ($printed) =
+		  $stdout =~ /^=== begin $result->{line} ===\n(.*?)^=== end $result->{line} ===$/ms;
+		my @printed = map { s/\s+$//r } split /\n/, $printed // '';
+		pop @printed while @printed && $printed[-1] eq '';
+		is(join("\n", @printed), join("\n", @{ $result->{expected} }),
+			"README.md line $result->{line}: the result shown is what psql prints");
+		$compared++;
+	}
 }
-diag("$run blocks run, " . scalar(@skipped) . ' not run');
+diag("$run blocks run, " . scalar(@skipped) . " not run, $compared results compared");
 
 # Not one ERROR on the way (psql stops at the first, but a block could end before it).
 my $log = slurp_file($node->logfile);

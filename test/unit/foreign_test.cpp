@@ -45,16 +45,34 @@ TEST(ForeignLayout, NamesAreFoundInAnyCaseAndOnlyWhole) {
   EXPECT_EQ(find("twitterx", 8), nullptr);
   EXPECT_EQ(find("", 0), nullptr);
   EXPECT_EQ(find("twitter\0", 8), nullptr);
-  EXPECT_EQ(kLayoutCount, 5);
+  EXPECT_EQ(find("PGEDGE_1_1", 10), &kPgedge11);
+  EXPECT_EQ(find("pgedge_1", 8), nullptr);
+  EXPECT_EQ(kLayoutCount, 6);
+  EXPECT_EQ(&layout("twitter"), &kTwitter);
+  EXPECT_EQ(&layout("discord"), &kDiscord);
+  EXPECT_EQ(&layout("sonyflake"), &kSonyflake);
+  EXPECT_EQ(&layout("pgedge"), &kPgedge);
 }
 
 // https://en.wikipedia.org/wiki/Snowflake_ID: 1541815603606036480 was created on
-// 2022-06-28 16:07:40.105 UTC, machine 378, sequence 0.
+// 2022-06-28 16:07:40.105 UTC, machine 378, sequence 0. Twitter's IdWorker
+// (twitter-archive/snowflake) puts the datacenter at bit 17 and the worker at bit 12, 5 bits
+// each: machine 378 is datacenter 11, worker 26.
 TEST(ForeignLayout, TwitterPublishedExample) {
   const Fields f = decode(layout("twitter"), 1541815603606036480u);
   EXPECT_EQ(f.unix_ms, utc_ms(2022, 6, 28, 16, 7, 40, 105));
   EXPECT_EQ(f.node, 378u);
   EXPECT_EQ(f.seq, 0u);
+  const NodeParts n = split_node(f.node);
+  EXPECT_EQ(n.high, 11u);  // datacenter
+  EXPECT_EQ(n.low, 26u);   // worker
+  // each part where IdWorker shifts it
+  const NodeParts d = split_node(decode(kTwitter, uint64_t{31} << 17).node);
+  EXPECT_EQ(d.high, 31u);
+  EXPECT_EQ(d.low, 0u);
+  const NodeParts w = split_node(decode(kTwitter, uint64_t{31} << 12).node);
+  EXPECT_EQ(w.high, 0u);
+  EXPECT_EQ(w.low, 31u);
 }
 
 // Discord's developer documentation (Reference, Snowflakes): 175928847299117063 is
@@ -64,22 +82,61 @@ TEST(ForeignLayout, DiscordPublishedExample) {
   EXPECT_EQ(f.unix_ms, utc_ms(2016, 4, 30, 11, 18, 25, 796));
   EXPECT_EQ(f.node, (1u << 5) | 0u);  // worker above process
   EXPECT_EQ(f.seq, 7u);
+  const NodeParts n = split_node(f.node);
+  EXPECT_EQ(n.high, 1u);  // worker, bits 17-21
+  EXPECT_EQ(n.low, 0u);   // process, bits 12-16
+  EXPECT_EQ(split_node(decode(kDiscord, uint64_t{5} << 12).node).low, 5u);
 }
 
-// pgEdge snowflake's documentation (docs/snowflake_functions.md): 136169504773242881 is
-// 2024-01-11 13:08:59.845-05. Its node and count there were made by 1.1's order (count above
-// node); from 1.2 on (snowflake.c: count in bits 0-11, node in 12-21) the same bits read
-// count 1, node 0. An ID of node 1, count 0 at that time under 1.2's macros:
-TEST(ForeignLayout, PgedgePublishedExample) {
-  const Layout &l = layout("pgedge");
-  const Fields f = decode(l, 136169504773242881u);
-  EXPECT_EQ(f.unix_ms, utc_ms(2024, 1, 11, 18, 8, 59, 845));
-  EXPECT_EQ(f.node, 0u);
-  EXPECT_EQ(f.seq, 1u);
+// pgEdge snowflake (github.com/pgEdge/snowflake, snowflake.c): time in bits 22-62 since
+// 2023-01-01 in both layouts; up to 1.1 the node in bits 0-9 and the count in 10-21 (1.0's
+// bit fields, 1.1's SNOWFLAKE_NODE_SHIFT 0, SNOWFLAKE_COUNT_SHIFT 10); from 1.2 on (commit
+// d30fbc3, "Change the order of bitfields inside a snowflake") the count in 0-11 and the
+// node in 12-21. Its documentation's examples were made before 1.2: docs/snowflake_functions.md
+// gives 136169504773242881 as 2024-01-11 13:08:59.845-05, node 1, count 0 (snowflake.format),
+// and docs/converting.md 135824181823537153 and 135824609030176769 as 2024-01-10
+// 14:16:48.438-05 and 14:18:30.292-05, node 1, count 0.
+TEST(ForeignLayout, PgedgeBefore12PublishedExamples) {
+  struct Example {
+    uint64_t id;
+    int64_t unix_ms;
+  };
+  for (const Example &e : {Example{136169504773242881u, utc_ms(2024, 1, 11, 18, 8, 59, 845)},
+                           Example{135824181823537153u, utc_ms(2024, 1, 10, 19, 16, 48, 438)},
+                           Example{135824609030176769u, utc_ms(2024, 1, 10, 19, 18, 30, 292)}}) {
+    SCOPED_TRACE(e.id);
+    const Fields f = decode(kPgedge11, e.id);
+    EXPECT_EQ(f.unix_ms, e.unix_ms);
+    EXPECT_EQ(f.node, 1u);
+    EXPECT_EQ(f.seq, 0u);
+    // read with 1.2's layout, the same bits give the same time, node 0 and count 1
+    const Fields g = decode(kPgedge, e.id);
+    EXPECT_EQ(g.unix_ms, e.unix_ms);
+    EXPECT_EQ(g.node, 0u);
+    EXPECT_EQ(g.seq, 1u);
+  }
+  // the widest node and count of each layout
+  EXPECT_EQ(decode(kPgedge11, 1023).node, 1023u);
+  EXPECT_EQ(decode(kPgedge11, uint64_t{4095} << 10).seq, 4095u);
+  EXPECT_EQ(decode(kPgedge11, uint64_t{4095} << 10).node, 0u);
+}
+
+// From 1.2 on no ID is published with its time and fields; this one is composed as 1.2's
+// snowflake.c macros pack it: node 1, count 0 at the time of the example above.
+TEST(ForeignLayout, PgedgeFrom12ItsSource) {
   const uint64_t ms = static_cast<uint64_t>(utc_ms(2024, 1, 11, 18, 8, 59, 845) - 1672531200000);
-  const Fields g = decode(l, ms << 22 | uint64_t{1} << 12);
+  const Fields g = decode(kPgedge, ms << 22 | uint64_t{1} << 12);
+  EXPECT_EQ(g.unix_ms, utc_ms(2024, 1, 11, 18, 8, 59, 845));
   EXPECT_EQ(g.node, 1u);
   EXPECT_EQ(g.seq, 0u);
+  EXPECT_EQ(decode(kPgedge, uint64_t{1023} << 12).node, 1023u);
+  EXPECT_EQ(decode(kPgedge, 4095).seq, 4095u);
+  // a bound is the same in both layouts: only the fields below the time differ
+  uint64_t a = 0, b = 0;
+  ASSERT_TRUE(at(kPgedge, utc_ms(2024, 1, 11, 18, 8, 59, 845), a));
+  ASSERT_TRUE(at(kPgedge11, utc_ms(2024, 1, 11, 18, 8, 59, 845), b));
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(a, ms << 22);
 }
 
 // Instagram's "Sharding & IDs at Instagram" (2012): 1387263000 ms into its epoch, logical
@@ -157,6 +214,21 @@ TEST(ForeignCodec, ObjectIdPublishedExample) {
   EXPECT_EQ(objectid_unix_s(id), 4294967295);  // unsigned: 2106-02-07 06:28:15 UTC
 }
 
+// The same manual's layout: after the 4 bytes of time, 5 random bytes and a 3-byte
+// big-endian counter: 810c19729d and 0xe860ea = 15229162 in the example.
+TEST(ForeignCodec, ObjectIdParts) {
+  uint8_t id[kObjectIdBytes];
+  ASSERT_EQ(objectid_from_hex("507f191e810c19729de860ea", 24, id), Parse::kOk);
+  const uint8_t random[kObjectIdRandomBytes] = {0x81, 0x0c, 0x19, 0x72, 0x9d};
+  EXPECT_EQ(std::memcmp(id + kObjectIdRandomOffset, random, kObjectIdRandomBytes), 0);
+  EXPECT_EQ(objectid_counter(id), 15229162u);
+  ASSERT_EQ(objectid_from_hex("00000000ffffffffff000001", 24, id), Parse::kOk);
+  EXPECT_EQ(objectid_counter(id), 1u);  // the last byte is the lowest
+  ASSERT_EQ(objectid_from_hex("000000000000000000ffffff", 24, id), Parse::kOk);
+  EXPECT_EQ(objectid_counter(id), 16777215u);
+  EXPECT_EQ(id[kObjectIdRandomOffset + kObjectIdRandomBytes - 1], 0);  // random ends before it
+}
+
 // Segment's ksuid README (inspect): 0ujtsYcgvSTl8PAuAdqWYSMnLOv is raw
 // 0669F7EFB5A1CD34B5F99D1154FB6853345C9735, timestamp 107608047,
 // 2017-10-09 21:00:47 -0700 PDT.
@@ -168,6 +240,23 @@ TEST(ForeignCodec, KsuidPublishedExample) {
   EXPECT_EQ(std::memcmp(id, raw, kKsuidBytes), 0);
   EXPECT_EQ(load_be32(id), 107608047u);
   EXPECT_EQ(ksuid_unix_s(id) * 1000, utc_ms(2017, 10, 10, 4, 0, 47, 0));
+  // Payload: B5A1CD34B5F99D1154FB6853345C9735
+  EXPECT_EQ(std::memcmp(id + kKsuidPayloadOffset, raw + 4, kKsuidPayloadBytes), 0);
+  EXPECT_EQ(id[kKsuidPayloadOffset], 0xB5);
+  EXPECT_EQ(id[kKsuidBytes - 1], 0x35);
+}
+
+// The README's second inspect example: 0ujzPyRiIAffKhBux4PvQdDqMHY is raw
+// 066A029C73FC1AA3B2446246D6E89FCD909E8FE8, timestamp 107610780,
+// 2017-10-09 21:46:20 -0700 PDT, payload 73FC1AA3B2446246D6E89FCD909E8FE8.
+TEST(ForeignCodec, KsuidSecondPublishedExample) {
+  uint8_t id[kKsuidBytes];
+  ASSERT_EQ(ksuid_from_base62("0ujzPyRiIAffKhBux4PvQdDqMHY", 27, id), Parse::kOk);
+  const uint8_t payload[kKsuidPayloadBytes] = {0x73, 0xFC, 0x1A, 0xA3, 0xB2, 0x44, 0x62, 0x46,
+                                               0xD6, 0xE8, 0x9F, 0xCD, 0x90, 0x9E, 0x8F, 0xE8};
+  EXPECT_EQ(load_be32(id), 107610780u);
+  EXPECT_EQ(ksuid_unix_s(id) * 1000, utc_ms(2017, 10, 10, 4, 46, 20, 0));
+  EXPECT_EQ(std::memcmp(id + kKsuidPayloadOffset, payload, kKsuidPayloadBytes), 0);
 }
 
 TEST(ForeignCodec, KsuidEdges) {
