@@ -7,11 +7,11 @@ CORE_OBJS = src/core/clock.o src/core/chacha.o src/core/id128.o src/core/ulid_co
 	src/core/foreign_codec.o src/core/typeid_codec.o src/core/mask.o
 # The glue: one file per SQL family (snowflake, uuidv7, ulid, typeid, mask, foreign, observe,
 # status), the module's start-up and settings, and what the families share (src/glue/*.hpp).
-GLUE_OBJS = src/glue/module.o src/glue/settings.o src/glue/clock.o src/glue/random.o \
-	src/glue/timestamps.o src/glue/generation.o src/glue/reservation.o \
+GLUE_OBJS = src/glue/module.o src/glue/settings.o src/glue/system_clock.o src/glue/random.o \
+	src/glue/timestamps.o src/glue/streams.o src/glue/reservation.o \
 	src/glue/reservation_storage.o src/glue/snowflake.o src/glue/uuidv7.o src/glue/ulid.o \
-	src/glue/foreign.o src/glue/observe.o src/glue/status.o src/glue/lease.o \
-	src/glue/lease_worker.o src/glue/typeid.o src/glue/mask_keys.o src/glue/mask.o
+	src/glue/foreign.o src/glue/observe.o src/glue/status.o src/glue/lease_wait.o \
+	src/glue/lease_worker.o src/glue/typeid.o src/glue/mask_keys.o src/glue/mask_sql.o
 OBJS = $(CORE_OBJS) $(GLUE_OBJS)
 
 # extension/ holds the install script, copied to its versioned name at build time, and the
@@ -50,6 +50,8 @@ endif
 PG_CXXFLAGS += -std=c++17 -Wall -Wextra $(WERROR) -fno-strict-aliasing
 # Export only what the server looks up (PGDLLEXPORT, see src/glue/pg.hpp).
 PG_CXXFLAGS += -fvisibility=hidden
+# Every include names its layer from src/: "core/clock.hpp", "glue/shmem.hpp".
+PG_CPPFLAGS += -I$(srcdir)/src
 PG_CPPFLAGS += -isystem $(shell $(PG_CONFIG) --includedir-server)
 PG_CPPFLAGS += -DSNOWFLAKE_VERSION='"$(EXTVERSION)"'
 
@@ -89,7 +91,7 @@ endif
 # (test/vectors/) are read from this tree, wherever the tests run from.
 UNIT_SRCS = $(wildcard test/unit/*.cpp) $(CORE_OBJS:.o=.cpp)
 test/unit/unit_tests: $(UNIT_SRCS) $(wildcard src/core/*.hpp)
-	$(CXX) -std=c++17 -O2 -g -Wall -Wextra $(WERROR) -pthread -Isrc/core -o $@ \
+	$(CXX) -std=c++17 -O2 -g -Wall -Wextra $(WERROR) -pthread -Isrc -o $@ \
 		-DSNOWFLAKE_VECTORS_DIR='"$(CURDIR)/test/vectors"' \
 		$(UNIT_SRCS) \
 		-lgtest -lgtest_main -lcurl -lcrypto
@@ -102,7 +104,7 @@ unitcheck: test/unit/unit_tests
 # core objects, the module's own code, and test objects compiled side by side (make -j).
 UNIT_TEST_OBJS = $(patsubst %.cpp,%.o,$(wildcard test/unit/*.cpp))
 $(UNIT_TEST_OBJS): %.o: %.cpp $(wildcard src/core/*.hpp)
-	$(CXX) -std=c++17 -O2 -g -Wall -Wextra $(WERROR) -pthread $(CPPFLAGS) -Isrc/core \
+	$(CXX) -std=c++17 -O2 -g -Wall -Wextra $(WERROR) -pthread $(CPPFLAGS) -Isrc \
 		-DSNOWFLAKE_VECTORS_DIR='"$(CURDIR)/test/vectors"' -c -o $@ $<
 test/unit/unit_tests_arm64: $(UNIT_TEST_OBJS) $(CORE_OBJS)
 	$(CXX) -pthread $(LDFLAGS) -o $@ $^ -lgtest -lgtest_main -lcurl -lcrypto
@@ -110,7 +112,7 @@ EXTRA_CLEAN += $(UNIT_TEST_OBJS) test/unit/unit_tests_arm64
 
 # What one ID costs inside the core (ChaCha20 kernels, clock readings), for bench/run.sh.
 bench/core_costs: bench/core_costs.cpp src/core/chacha.cpp $(wildcard src/core/*.hpp)
-	$(CXX) -std=c++17 -O2 -Wall -Wextra $(WERROR) -Isrc/core -o $@ \
+	$(CXX) -std=c++17 -O2 -Wall -Wextra $(WERROR) -Isrc -o $@ \
 		bench/core_costs.cpp \
 		src/core/chacha.cpp
 
@@ -120,7 +122,7 @@ FUZZ_SECONDS ?= 30
 FUZZ_SRCS = src/core/ulid_codec.cpp src/core/foreign_codec.cpp src/core/typeid_codec.cpp
 test/fuzz/fuzz_core: test/fuzz/fuzz_core.cpp $(FUZZ_SRCS) $(wildcard src/core/*.hpp)
 	clang++ -std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-		-Isrc/core -o $@ test/fuzz/fuzz_core.cpp $(FUZZ_SRCS)
+		-Isrc -o $@ test/fuzz/fuzz_core.cpp $(FUZZ_SRCS)
 
 fuzzcheck: test/fuzz/fuzz_core
 	rm -rf test/fuzz/corpus && mkdir -p test/fuzz/corpus

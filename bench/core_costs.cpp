@@ -1,8 +1,8 @@
 // What one ID costs inside the core, outside the server: the random bits behind uuidv7()
 // and ulid() (each ChaCha20 kernel this CPU runs) and the clock reading behind every ID.
 // Best of 15 interleaved runs each. Prints two Markdown tables.
-#include "chacha.hpp"
-#include "tsc_clock.hpp"
+#include "core/chacha.hpp"
+#include "core/tsc_clock.hpp"
 
 #include <algorithm>
 #include <chrono>

@@ -1,4 +1,4 @@
-#include "chacha.hpp"
+#include "core/chacha.hpp"
 
 #include <cstring>
 

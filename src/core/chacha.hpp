@@ -1,7 +1,7 @@
 // ChaCha20 (RFC 8439) as a buffered random-number generator: the random parts of UUIDv7 and
 // ULID values. Seeded from the operating system's CSPRNG by the caller, per process.
 #pragma once
-#include "pg_free.hpp"
+#include "core/pg_free.hpp"
 
 #include <cstddef>
 #include <cstdint>

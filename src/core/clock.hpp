@@ -18,7 +18,7 @@
 // lead: the clock runs from it at real-time rate (clock_carry), so nothing slows down at all,
 // and IDs keep that lead until the wall clock catches up or is corrected.
 #pragma once
-#include "pg_free.hpp"
+#include "core/pg_free.hpp"
 
 #include <algorithm>
 #include <atomic>

@@ -1,4 +1,4 @@
-#include "etcd_store.hpp"
+#include "core/etcd_store.hpp"
 
 #include <curl/curl.h>
 #include <nlohmann/json.hpp>

@@ -7,9 +7,9 @@
 //   PREFIX/mark/NNNN   no lease: no ID of the shard reached this time ({"unix_ms","epoch_ms"})
 // Nothing here throws: every failure is a StoreResult with etcd's or libcurl's own words.
 #pragma once
-#include "pg_free.hpp"
+#include "core/pg_free.hpp"
 
-#include "lease.hpp"
+#include "core/lease.hpp"
 
 #include <cstdint>
 #include <functional>

@@ -1,4 +1,4 @@
-#include "foreign_codec.hpp"
+#include "core/foreign_codec.hpp"
 
 namespace snowflake::foreign {
 

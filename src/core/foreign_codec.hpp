@@ -6,7 +6,7 @@
 //     bytes of big-endian seconds since 1400000000 (2014-05-13 16:53:20 UTC), then a 16-byte
 //     random payload.
 #pragma once
-#include "pg_free.hpp"
+#include "core/pg_free.hpp"
 
 #include <cstddef>
 #include <cstdint>

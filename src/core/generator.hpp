@@ -2,7 +2,7 @@
 // | sequence) of the last value issued, advanced with compare-and-swap, so that values of one
 // stream are strictly increasing in issue order across every process sharing the word.
 #pragma once
-#include "pg_free.hpp"
+#include "core/pg_free.hpp"
 
 #include <algorithm>
 #include <atomic>

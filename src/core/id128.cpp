@@ -1,4 +1,4 @@
-#include "id128.hpp"
+#include "core/id128.hpp"
 
 #include <sched.h>
 

@@ -13,9 +13,9 @@
 // millisecond the next value is the previous plus one; an 80-bit overflow carries into the
 // millisecond instead of failing.
 #pragma once
-#include "pg_free.hpp"
+#include "core/pg_free.hpp"
 
-#include "generator.hpp"
+#include "core/generator.hpp"
 
 #include <atomic>
 #include <cstdint>

@@ -8,7 +8,7 @@
 // bit 63, the time field's top bit, is always 0: the time field holds 0 to 2^40 - 1 ms,
 // about 34.8 years after the epoch (2020-01-01 to 2054-11-03 with the default epoch).
 #pragma once
-#include "pg_free.hpp"
+#include "core/pg_free.hpp"
 
 #include <cstddef>
 #include <cstdint>

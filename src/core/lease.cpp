@@ -1,4 +1,4 @@
-#include "lease.hpp"
+#include "core/lease.hpp"
 
 #include <algorithm>
 #include <cstdio>

@@ -17,7 +17,7 @@
 // (lease_ttl after it received that renewal), so that no two servers issue on one shard at
 // once even for a moment.
 #pragma once
-#include "pg_free.hpp"
+#include "core/pg_free.hpp"
 
 #include <atomic>
 #include <cstdint>

@@ -1,7 +1,7 @@
-#include "mask.hpp"
+#include "core/mask.hpp"
 
-#include "id128.hpp"
-#include "ulid_codec.hpp"
+#include "core/id128.hpp"
+#include "core/ulid_codec.hpp"
 
 #include <cstdio>
 #include <cstring>

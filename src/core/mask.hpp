@@ -3,7 +3,7 @@
 // 64-bit kind's token, the ULID mask and the uuidv47 façade. docs/internals.md#masking gives
 // the format byte by byte and the security argument.
 #pragma once
-#include "pg_free.hpp"
+#include "core/pg_free.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -14,12 +14,12 @@
 //   the worker, and never write it themselves.
 // The clock state (clock.hpp) is atomic words changed by compare-and-swap, like a shard.
 #pragma once
-#include "pg_free.hpp"
+#include "core/pg_free.hpp"
 
-#include "clock.hpp"
-#include "id128.hpp"
-#include "layout.hpp"
-#include "lease.hpp"
+#include "core/clock.hpp"
+#include "core/id128.hpp"
+#include "core/layout.hpp"
+#include "core/lease.hpp"
 
 #include <algorithm>
 #include <atomic>

@@ -16,7 +16,7 @@
 // The caller uses it only where the kernel itself keeps time by the counter (the "tsc" or
 // "arch_sys_counter" clocksource), so that the counter is invariant and the same on every CPU.
 #pragma once
-#include "pg_free.hpp"
+#include "core/pg_free.hpp"
 
 #include <cstdint>
 

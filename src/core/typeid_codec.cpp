@@ -1,6 +1,6 @@
-#include "typeid_codec.hpp"
+#include "core/typeid_codec.hpp"
 
-#include "id128.hpp"
+#include "core/id128.hpp"
 
 #include <cstring>
 

@@ -6,7 +6,7 @@
 // character is at most '7'. The specification is strict and so is this: lower case only, in
 // the prefix and in the suffix, and no hyphens.
 #pragma once
-#include "pg_free.hpp"
+#include "core/pg_free.hpp"
 
 #include <cstddef>
 #include <cstdint>

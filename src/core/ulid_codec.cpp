@@ -1,6 +1,6 @@
-#include "ulid_codec.hpp"
+#include "core/ulid_codec.hpp"
 
-#include "id128.hpp"
+#include "core/id128.hpp"
 
 namespace snowflake {
 

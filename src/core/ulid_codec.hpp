@@ -2,7 +2,7 @@
 // first of which carries only 3 bits, so it is at most '7'. Output is upper case; input is
 // case-insensitive.
 #pragma once
-#include "pg_free.hpp"
+#include "core/pg_free.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -3,10 +3,10 @@
 // snowflake_decode(id, layout) gives every layout's fields as (ts, shard, seq); the
 // <system>_decode functions give them under the system's own names, with the node fields that
 // Twitter and Discord combine apart.
-#include "../core/foreign_codec.hpp"
+#include "core/foreign_codec.hpp"
 
-#include "snowflake.hpp"
-#include "timestamps.hpp"
+#include "glue/snowflake.hpp"
+#include "glue/timestamps.hpp"
 
 extern "C" {
 #include "lib/stringinfo.h"

@@ -17,15 +17,15 @@
 #include <sstream>
 #include <string>
 
-#include "../core/etcd_store.hpp"
-#include "../core/lease.hpp"
+#include "core/etcd_store.hpp"
+#include "core/lease.hpp"
 
-#include "clock.hpp"
-#include "lease.hpp"
-#include "reservation.hpp"
-#include "reservation_storage.hpp"
-#include "settings.hpp"
-#include "state.hpp"
+#include "glue/system_clock.hpp"
+#include "glue/lease_wait.hpp"
+#include "glue/reservation.hpp"
+#include "glue/reservation_storage.hpp"
+#include "glue/settings.hpp"
+#include "glue/shmem.hpp"
 
 extern "C" {
 #include <unistd.h>

@@ -3,7 +3,7 @@
 // assign hook as the setting's "extra", which installs it; a missing, unreadable or malformed
 // file leaves no key and a problem that the mask functions' ERROR and snowflake_status() show.
 // No message carries any part of a key.
-#include "../core/mask.hpp"
+#include "core/mask.hpp"
 
 #include <cerrno>
 #include <cstdio>
@@ -14,7 +14,7 @@
 
 #include <openssl/crypto.h>
 
-#include "mask_keys.hpp"
+#include "glue/mask_keys.hpp"
 
 extern "C" {
 #include "miscadmin.h"

@@ -3,7 +3,7 @@
 // setting's hooks load them; the mask functions take them from here.
 #pragma once
 
-#include "pg.hpp"
+#include "glue/pg.hpp"
 
 extern "C" {
 #include "utils/guc.h"

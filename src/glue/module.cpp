@@ -3,11 +3,11 @@
 // exception.
 #include <new>
 
-#include "clock.hpp"
-#include "lease.hpp"
-#include "reservation.hpp"
-#include "settings.hpp"
-#include "state.hpp"
+#include "glue/system_clock.hpp"
+#include "glue/lease_wait.hpp"
+#include "glue/reservation.hpp"
+#include "glue/settings.hpp"
+#include "glue/shmem.hpp"
 
 extern "C" {
 #include "miscadmin.h"

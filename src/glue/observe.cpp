@@ -4,12 +4,12 @@
 // reservation is made to cover it, so that this holds after a restart too.
 // snowflake_observe_trigger() does the same for the ID columns of each row that replication
 // applies, and never raises for a value: what it may not observe it counts.
-#include "clock.hpp"
-#include "generation.hpp"
-#include "reservation.hpp"
-#include "settings.hpp"
-#include "snowflake.hpp"
-#include "state.hpp"
+#include "glue/system_clock.hpp"
+#include "glue/streams.hpp"
+#include "glue/reservation.hpp"
+#include "glue/settings.hpp"
+#include "glue/snowflake.hpp"
+#include "glue/shmem.hpp"
 
 extern "C" {
 #include "access/htup_details.h"

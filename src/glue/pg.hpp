@@ -5,10 +5,10 @@
 // read after postgres.h stops the build (src/core/pg_free.hpp).
 #pragma once
 
-#include "../core/chacha.hpp"
-#include "../core/generator.hpp"
-#include "../core/shared_state.hpp"
-#include "../core/tsc_clock.hpp"
+#include "core/chacha.hpp"
+#include "core/generator.hpp"
+#include "core/shared_state.hpp"
+#include "core/tsc_clock.hpp"
 
 #include <cstdint>
 #include <cstring>
@@ -25,7 +25,7 @@
 extern "C" {
 #include "postgres.h"
 
-#include "pg_compat.hpp"
+#include "glue/pg_compat.hpp"
 
 #include "fmgr.h"
 }

@@ -1,5 +1,5 @@
 // This backend's stream of random bits, seeded on first use in each process.
-#include "random.hpp"
+#include "glue/random.hpp"
 
 namespace snowflake::glue {
 

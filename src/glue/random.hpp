@@ -3,7 +3,7 @@
 // process).
 #pragma once
 
-#include "pg.hpp"
+#include "glue/pg.hpp"
 
 extern "C" {
 #include "miscadmin.h"

@@ -12,11 +12,11 @@
 #include <algorithm>
 #include <cerrno>
 
-#include "clock.hpp"
-#include "reservation.hpp"
-#include "reservation_storage.hpp"
-#include "settings.hpp"
-#include "state.hpp"
+#include "glue/system_clock.hpp"
+#include "glue/reservation.hpp"
+#include "glue/reservation_storage.hpp"
+#include "glue/settings.hpp"
+#include "glue/shmem.hpp"
 
 extern "C" {
 #include "miscadmin.h"

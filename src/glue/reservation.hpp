@@ -1,8 +1,8 @@
 // The durable reservation (reservation.cpp; where it is kept: reservation_storage.cpp).
 #pragma once
 
-#include "pg.hpp"
-#include "state.hpp"
+#include "glue/pg.hpp"
+#include "glue/shmem.hpp"
 
 extern "C" {
 #include "storage/condition_variable.h"

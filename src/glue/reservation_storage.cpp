@@ -5,11 +5,11 @@
 #include <cinttypes>
 #include <cstdlib>
 
-#include "clock.hpp"
-#include "reservation.hpp"
-#include "reservation_storage.hpp"
-#include "settings.hpp"
-#include "state.hpp"
+#include "glue/system_clock.hpp"
+#include "glue/reservation.hpp"
+#include "glue/reservation_storage.hpp"
+#include "glue/settings.hpp"
+#include "glue/shmem.hpp"
 
 extern "C" {
 #include <fcntl.h>

@@ -2,8 +2,8 @@
 // in reservation.cpp: the file in the data directory and the WAL record.
 #pragma once
 
-#include "pg.hpp"
-#include "state.hpp"
+#include "glue/pg.hpp"
+#include "glue/shmem.hpp"
 
 namespace snowflake::glue {
 

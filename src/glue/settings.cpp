@@ -5,13 +5,13 @@
 #include <string>
 #include <vector>
 
-#include "../core/etcd_store.hpp"
-#include "../core/lease.hpp"
-#include "../core/mask.hpp"
+#include "core/etcd_store.hpp"
+#include "core/lease.hpp"
+#include "core/mask.hpp"
 
-#include "mask_keys.hpp"
-#include "settings.hpp"
-#include "state.hpp"
+#include "glue/mask_keys.hpp"
+#include "glue/settings.hpp"
+#include "glue/shmem.hpp"
 
 extern "C" {
 #include "miscadmin.h"

@@ -1,7 +1,7 @@
 // The snowflake.* settings (settings.cpp defines them, _PG_init registers them).
 #pragma once
 
-#include "pg.hpp"
+#include "glue/pg.hpp"
 
 namespace snowflake::glue {
 

@@ -1,12 +1,12 @@
 // SQL functions of the snowflake ID kind: generate, decode, and time-to-ID bounds.
-#include "snowflake.hpp"
+#include "glue/snowflake.hpp"
 
-#include "clock.hpp"
-#include "generation.hpp"
-#include "lease.hpp"
-#include "settings.hpp"
-#include "state.hpp"
-#include "timestamps.hpp"
+#include "glue/system_clock.hpp"
+#include "glue/streams.hpp"
+#include "glue/lease_wait.hpp"
+#include "glue/settings.hpp"
+#include "glue/shmem.hpp"
+#include "glue/timestamps.hpp"
 
 extern "C" {
 #include "access/htup_details.h"
@@ -77,7 +77,7 @@ int64 issue(uint32_t shard) {
 }
 
 // Lease mode: the range the lease holds, read before issuing and checked again after it
-// (lease.hpp's LeaseSlot): a value issued while the lease closed or changed is dropped, never
+// (core/lease.hpp's LeaseSlot): a value issued while the lease closed or changed is dropped, never
 // returned. Its limit is the lower of the reservation and the mark stored in etcd. shard is
 // snowflake(shard)'s, or -1 for the range.
 uint64_t leased_word = 0;  // the lease this backend's range cursor belongs to

@@ -2,8 +2,8 @@
 // check of an ID argument and the records that the decode functions return.
 #pragma once
 
-#include "pg.hpp"
-#include "timestamps.hpp"
+#include "glue/pg.hpp"
+#include "glue/timestamps.hpp"
 
 namespace snowflake::glue {
 

@@ -5,16 +5,16 @@
 // start, with its last value and its lead over the system clock.
 #include <cerrno>
 
-#include "../core/lease.hpp"
-#include "../core/mask.hpp"
+#include "core/lease.hpp"
+#include "core/mask.hpp"
 
-#include "clock.hpp"
-#include "lease.hpp"
-#include "mask_keys.hpp"
-#include "reservation.hpp"
-#include "settings.hpp"
-#include "state.hpp"
-#include "timestamps.hpp"
+#include "glue/system_clock.hpp"
+#include "glue/lease_wait.hpp"
+#include "glue/mask_keys.hpp"
+#include "glue/reservation.hpp"
+#include "glue/settings.hpp"
+#include "glue/shmem.hpp"
+#include "glue/timestamps.hpp"
 
 extern "C" {
 #include "funcapi.h"

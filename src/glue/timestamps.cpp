@@ -1,5 +1,5 @@
 // Timestamps to Unix milliseconds, refused where no ID can hold them.
-#include "timestamps.hpp"
+#include "glue/timestamps.hpp"
 
 namespace snowflake::glue {
 

@@ -1,7 +1,7 @@
 // Timestamps: milliseconds since the Unix epoch <-> timestamptz (timestamps.cpp).
 #pragma once
 
-#include "pg.hpp"
+#include "glue/pg.hpp"
 
 extern "C" {
 #include "utils/timestamp.h"

@@ -1,9 +1,9 @@
 // TypeID text over PostgreSQL's uuid: typeid(prefix, id) writes one, typeid_uuid() and
 // typeid_prefix() read one back. Every text is checked whole, as the specification's
 // invalid.yml wants; a broken rule is a 22P02 ERROR whose DETAIL names it.
-#include "../core/typeid_codec.hpp"
+#include "core/typeid_codec.hpp"
 
-#include "pg.hpp"
+#include "glue/pg.hpp"
 
 extern "C" {
 #include "utils/builtins.h"

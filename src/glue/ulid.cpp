@@ -1,12 +1,12 @@
 // The ulid type: 16 bytes, no header; text I/O in Crockford base32, binary I/O, comparison,
 // hashing, sort support, casts, and the generator.
-#include "../core/id128.hpp"
-#include "../core/ulid_codec.hpp"
+#include "core/id128.hpp"
+#include "core/ulid_codec.hpp"
 
-#include "clock.hpp"
-#include "generation.hpp"
-#include "random.hpp"
-#include "timestamps.hpp"
+#include "glue/system_clock.hpp"
+#include "glue/streams.hpp"
+#include "glue/random.hpp"
+#include "glue/timestamps.hpp"
 
 extern "C" {
 #include "common/hashfn.h"

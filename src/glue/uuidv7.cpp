@@ -1,10 +1,10 @@
 // SQL functions of the UUIDv7 kind, on PostgreSQL's own uuid type.
-#include "../core/id128.hpp"
+#include "core/id128.hpp"
 
-#include "clock.hpp"
-#include "generation.hpp"
-#include "random.hpp"
-#include "timestamps.hpp"
+#include "glue/system_clock.hpp"
+#include "glue/streams.hpp"
+#include "glue/random.hpp"
+#include "glue/timestamps.hpp"
 
 extern "C" {
 #include "utils/fmgrprotos.h"

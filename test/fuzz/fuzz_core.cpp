@@ -1,11 +1,11 @@
 // libFuzzer target over the ULID and TypeID text parsers and every decoder of the core: no input may
 // crash, read out of bounds or hit undefined behaviour (built with ASan and UBSan), and
 // every value that parses or decodes must round-trip exactly.
-#include "foreign_codec.hpp"
-#include "id128.hpp"
-#include "layout.hpp"
-#include "typeid_codec.hpp"
-#include "ulid_codec.hpp"
+#include "core/foreign_codec.hpp"
+#include "core/id128.hpp"
+#include "core/layout.hpp"
+#include "core/typeid_codec.hpp"
+#include "core/ulid_codec.hpp"
 
 #include <cctype>
 #include <cstdint>

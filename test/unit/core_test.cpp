@@ -1,10 +1,10 @@
 // Unit tests of the PostgreSQL-free core: layout, never-backwards clock (with a fake clock),
 // and the generator state machine.
-#include "clock.hpp"
-#include "generator.hpp"
-#include "layout.hpp"
-#include "shared_state.hpp"
-#include "tsc_clock.hpp"
+#include "core/clock.hpp"
+#include "core/generator.hpp"
+#include "core/layout.hpp"
+#include "core/shared_state.hpp"
+#include "core/tsc_clock.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // Unit tests of what the etcd store reads and writes (etcd_store.hpp): keys, base64, the
 // endpoint list, and etcd's answers as its JSON gateway sends them (etcd 3.4 and 3.5).
-#include "etcd_store.hpp"
+#include "core/etcd_store.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,10 +1,10 @@
 // Unit tests of other systems' layouts and codecs (layout.hpp's foreign namespace,
 // foreign_codec.hpp), each against an example ID published with its time, and at its edges;
 // and of observing an ID from elsewhere (clock.hpp's clock_observe).
-#include "clock.hpp"
-#include "foreign_codec.hpp"
-#include "layout.hpp"
-#include "shared_state.hpp"
+#include "core/clock.hpp"
+#include "core/foreign_codec.hpp"
+#include "core/layout.hpp"
+#include "core/shared_state.hpp"
 
 #include <gtest/gtest.h>
 

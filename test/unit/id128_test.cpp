@@ -1,8 +1,8 @@
 // Unit tests of the 128-bit kinds: the ULID text codec, the UUIDv7 and ULID layouts, the ULID
 // generator, and the ChaCha20 stream.
-#include "chacha.hpp"
-#include "id128.hpp"
-#include "ulid_codec.hpp"
+#include "core/chacha.hpp"
+#include "core/id128.hpp"
+#include "core/ulid_codec.hpp"
 
 #include <gtest/gtest.h>
 

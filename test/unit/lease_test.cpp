@@ -1,7 +1,7 @@
 // Unit tests of the lease state machine (lease.hpp) with a fake clock and a fake store that
 // behaves as etcd does: leases expire ttl after the store last heard of them, and take their
 // owner keys with them; marks outlive leases; a server cut off from the store gets errors.
-#include "lease.hpp"
+#include "core/lease.hpp"
 
 #include <gtest/gtest.h>
 

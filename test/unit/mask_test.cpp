@@ -1,7 +1,7 @@
 // Unit tests of masking: the published vectors of each primitive (AES-256, SipHash-2-4,
 // uuidv47), the key file's format, and the token: known answers, round trips, rejection of
 // changed and random tokens, rotation.
-#include "mask.hpp"
+#include "core/mask.hpp"
 
 #include <gtest/gtest.h>
 

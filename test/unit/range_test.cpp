@@ -1,8 +1,8 @@
 // Unit tests of a range of shards issuing as one stream (generator.hpp's next_in_range,
 // snowflake.shard_count), with a fake clock.
-#include "generator.hpp"
-#include "layout.hpp"
-#include "shared_state.hpp"
+#include "core/generator.hpp"
+#include "core/layout.hpp"
+#include "core/shared_state.hpp"
 
 #include <gtest/gtest.h>
 

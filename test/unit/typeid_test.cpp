@@ -1,8 +1,8 @@
 // Unit tests of the TypeID codec: every case of the specification's own valid.yml and
 // invalid.yml (test/vectors/typeid/), each invalid one with the rule it breaks, and random
 // round trips as the specification recommends.
-#include "chacha.hpp"
-#include "typeid_codec.hpp"
+#include "core/chacha.hpp"
+#include "core/typeid_codec.hpp"
 
 #include <gtest/gtest.h>
 

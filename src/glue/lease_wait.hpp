@@ -1,9 +1,9 @@
 // Lease mode in the server (snowflake.shard_source = etcd): the lease worker that holds the
-// shards (lease_worker.cpp) and what generators do when they have no open lease (lease.cpp).
+// shards (lease_worker.cpp) and what generators do when they have no open lease (lease_wait.cpp).
 #pragma once
 
-#include "pg.hpp"
-#include "state.hpp"
+#include "glue/pg.hpp"
+#include "glue/shmem.hpp"
 
 extern "C" {
 #include "storage/spin.h"

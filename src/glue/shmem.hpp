@@ -2,8 +2,8 @@
 // IDs' clock and the reservation, in shared memory when the library is preloaded.
 #pragma once
 
-#include "pg.hpp"
-#include "settings.hpp"
+#include "glue/pg.hpp"
+#include "glue/settings.hpp"
 
 extern "C" {
 #include "access/xlog.h"

@@ -1,6 +1,6 @@
 // The generators' slow paths: the sources of a backend without the shared state, and the end
 // of a kind's range.
-#include "generation.hpp"
+#include "glue/streams.hpp"
 
 namespace snowflake::glue {
 

@@ -1,9 +1,9 @@
 // SQL functions of masking: snowflake_mask/unmask (a token for a bigint, with an optional
 // typed prefix), uuidv7_mask/unmask (uuidv47's façade) and ulid_mask/unmask. The keys come
 // from snowflake.mask_key_file (mask_keys.cpp); the formats are the core's (src/core/mask).
-#include "../core/mask.hpp"
+#include "core/mask.hpp"
 
-#include "mask_keys.hpp"
+#include "glue/mask_keys.hpp"
 
 extern "C" {
 #include "utils/builtins.h"

@@ -1,5 +1,5 @@
 // The system clocks, clock-step WARNINGs, and waits at the lead bound.
-#include "clock.hpp"
+#include "glue/system_clock.hpp"
 
 extern "C" {
 #include "miscadmin.h"

@@ -1,9 +1,9 @@
-// The IDs' clock read from the system's clocks (clock.cpp has the slow paths): inline, since
+// The IDs' clock read from the system's clocks (system_clock.cpp has the slow paths): inline, since
 // it is on every ID's path. Also the waits for the clock, and the wait events they show.
 #pragma once
 
-#include "pg.hpp"
-#include "settings.hpp"
+#include "glue/pg.hpp"
+#include "glue/settings.hpp"
 
 namespace snowflake::glue {
 

@@ -1,12 +1,12 @@
-// What every generator shares (generation.cpp): where the 128-bit kinds generate from, the
+// What every generator shares (streams.cpp): where the 128-bit kinds generate from, the
 // limits of a stream, and what a generator does when its step issued nothing.
 #pragma once
 
-#include "pg.hpp"
-#include "clock.hpp"
-#include "reservation.hpp"
-#include "settings.hpp"
-#include "state.hpp"
+#include "glue/pg.hpp"
+#include "glue/system_clock.hpp"
+#include "glue/reservation.hpp"
+#include "glue/settings.hpp"
+#include "glue/shmem.hpp"
 
 namespace snowflake::glue {
 

@@ -1,13 +1,13 @@
 // Lease mode, the generators' side: they read the lease from shared memory on every ID and
 // touch nothing else of it; only when it is not open (none yet, renewals failing for too long,
 // a mark to extend) do they come here, to wait for the lease worker or to say why not.
-#include "../core/lease.hpp"
+#include "core/lease.hpp"
 
-#include "clock.hpp"
-#include "lease.hpp"
-#include "reservation.hpp"
-#include "settings.hpp"
-#include "state.hpp"
+#include "glue/system_clock.hpp"
+#include "glue/lease_wait.hpp"
+#include "glue/reservation.hpp"
+#include "glue/settings.hpp"
+#include "glue/shmem.hpp"
 
 extern "C" {
 #include "catalog/pg_authid.h"
