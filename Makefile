@@ -133,7 +133,17 @@ fuzzcheck: test/fuzz/fuzz_core
 prove_installcheck:
 	$(prove_installcheck)
 
-.PHONY: unitcheck prove_installcheck fuzzcheck
+# The C++ style (.clang-format) as clang-format 14, Debian 12's, applies it: scripts/test.sh
+# checks it on 15 (other Debian suites carry other clang-format versions, which differ).
+CLANG_FORMAT ?= clang-format
+FORMAT_FILES = $(sort $(wildcard src/core/*.[ch]pp src/glue/*.[ch]pp test/unit/*.cpp \
+	test/fuzz/*.cpp bench/*.cpp))
+formatcheck:
+	$(CLANG_FORMAT) --dry-run --Werror $(FORMAT_FILES)
+format:
+	$(CLANG_FORMAT) -i $(FORMAT_FILES)
+
+.PHONY: unitcheck prove_installcheck fuzzcheck formatcheck format
 
 # The release archive, as PGXN wants it: a zip of the committed files (git archive of HEAD,
 # less what .gitattributes marks export-ignore) under one folder snowflake-<version>/,

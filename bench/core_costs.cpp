@@ -17,8 +17,10 @@ volatile uint32_t observed;  // the keystream's checksum goes here, so no batch 
 
 const char *name(ChaCha20::Kernel kernel) {
   switch (kernel) {
-    case ChaCha20::Kernel::kPortable: return "portable";
-    case ChaCha20::Kernel::kAvx2: return "AVX2";
+    case ChaCha20::Kernel::kPortable:
+      return "portable";
+    case ChaCha20::Kernel::kAvx2:
+      return "AVX2";
   }
   return "?";
 }
@@ -53,7 +55,8 @@ void clock_costs() {
   Way ways[] = {
       {"clock_gettime(CLOCK_MONOTONIC)", [] { return mono_ns(); }},
       {kAlone, [] { return static_cast<int64_t>(snowflake::read_cpu_counter()); }},
-      {kThrough, [] { return tsc_mono.now([] { return snowflake::read_cpu_counter(); }, mono_ns); }},
+      {kThrough,
+       [] { return tsc_mono.now([] { return snowflake::read_cpu_counter(); }, mono_ns); }},
   };
 #else
   Way ways[] = {{"clock_gettime(CLOCK_MONOTONIC)", [] { return mono_ns(); }}};
@@ -97,8 +100,9 @@ int main() {
       b = std::min(b, took.count() / kBatches);
     }
   }
-  std::printf("| kernel | ns per 8 blocks | ns per 8 bytes | × portable |\n"
-              "|---|---:|---:|---:|\n");
+  std::printf(
+      "| kernel | ns per 8 blocks | ns per 8 bytes | × portable |\n"
+      "|---|---:|---:|---:|\n");
   for (const ChaCha20::Kernel kernel : ChaCha20::kKernels) {
     if (!ChaCha20::runs_here(kernel)) continue;
     const double ns = best[static_cast<int>(kernel)];

@@ -7,7 +7,7 @@
 # unprivileged user. Exits non-zero on any failure.
 #
 # While working on one thing, run less (scripts/matrix.sh passes these on to each major):
-#   SNOWFLAKE_SUITES="regress tap"   only these suites: meta unit arm64 fuzz regress tap drivers bench package
+#   SNOWFLAKE_SUITES="regress tap"   only these suites: meta unit format arm64 fuzz regress tap drivers bench package
 #   SNOWFLAKE_REGRESS="decode ulid"  only these pg_regress tests
 #   PROVE_TESTS="test/t/009_lead_and_writes.pl"  only these TAP tests
 source "$(dirname "$0")/common.sh"
@@ -20,7 +20,9 @@ wanted() {
     [[ " $SNOWFLAKE_SUITES " == *" $1 "* ]]
     return
   fi
-  [ "$1" != arm64 ] || [ "$PG_MAJOR" = "${SNOWFLAKE_ARM64_MAJOR:-15}" ]
+  [ "$1" != arm64 ] || [ "$PG_MAJOR" = "${SNOWFLAKE_ARM64_MAJOR:-15}" ] || return 1
+  # The C++ style is checked with one clang-format version, Debian 12's (15's suite).
+  [ "$1" != format ] || [ "$PG_MAJOR" = 15 ]
 }
 # meta and arm64 need neither the build nor a server here: alone, they run without
 # installing the extension into this machine's PostgreSQL.
@@ -100,6 +102,9 @@ tap() {
 
 suite meta "META.json (PGXN Meta Spec 1.0.0)" python3 "$ROOT/test/meta_check.py"
 suite unit "unit tests (core, fake clock)" as_user "$WORK/tree/test/unit/unit_tests"
+if wanted format; then install_packages clang-format; fi
+suite format "C++ style (.clang-format, clang-format $(clang-format --version 2>/dev/null | grep -o '[0-9][0-9.]*' | head -1))" \
+  make -C "$ROOT" -s formatcheck
 suite arm64 "arm64 (module and unit tests cross-compiled, the tests under qemu-user)" \
   "$ROOT/scripts/arm64.sh"
 suite fuzz "fuzzing (libFuzzer, ASan, UBSan; 30 s)" \

@@ -7,12 +7,16 @@ namespace snowflake {
 namespace {
 
 #define SNOWFLAKE_ROTL(v, n) (((v) << (n)) | ((v) >> (32 - (n))))
-#define SNOWFLAKE_QUARTER(x, a, b, c, d)                          \
-  do {                                                            \
-    x[a] += x[b]; x[d] = SNOWFLAKE_ROTL(x[d] ^ x[a], 16);         \
-    x[c] += x[d]; x[b] = SNOWFLAKE_ROTL(x[b] ^ x[c], 12);         \
-    x[a] += x[b]; x[d] = SNOWFLAKE_ROTL(x[d] ^ x[a], 8);          \
-    x[c] += x[d]; x[b] = SNOWFLAKE_ROTL(x[b] ^ x[c], 7);          \
+#define SNOWFLAKE_QUARTER(x, a, b, c, d)    \
+  do {                                      \
+    x[a] += x[b];                           \
+    x[d] = SNOWFLAKE_ROTL(x[d] ^ x[a], 16); \
+    x[c] += x[d];                           \
+    x[b] = SNOWFLAKE_ROTL(x[b] ^ x[c], 12); \
+    x[a] += x[b];                           \
+    x[d] = SNOWFLAKE_ROTL(x[d] ^ x[a], 8);  \
+    x[c] += x[d];                           \
+    x[b] = SNOWFLAKE_ROTL(x[b] ^ x[c], 7);  \
   } while (0)
 
 // The 20 rounds, on one block's words (T = uint32_t) or on a vector of blocks side by side,

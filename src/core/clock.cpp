@@ -38,7 +38,7 @@ SyncResult clock_sync(ClockState &state, const ClockSnapshot &snap, int64_t seen
   expected = snap.back_event_ns;
   if (snap.back_event_ns != kClockUnset && seen > snap.back_event_ns)
     return state.back_event_ns.compare_exchange_strong(expected, seen) ? SyncResult::kDone
-                                                                        : SyncResult::kRetry;
+                                                                       : SyncResult::kRetry;
   if (!state.back_event_ns.compare_exchange_strong(expected, seen)) return SyncResult::kRetry;
   state.steps_back.fetch_add(1, std::memory_order_relaxed);
   tick.event = ClockEvent::kStepBack;

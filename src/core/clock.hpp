@@ -28,9 +28,9 @@
 namespace snowflake {
 
 constexpr int64_t kClockUnset = std::numeric_limits<int64_t>::min();
-constexpr int64_t kSyncIntervalNs = 1000000;  // compare with the wall clock once per ms
-constexpr int64_t kStepThresholdNs = 1000000; // a change of the offset by more is a step
-constexpr int64_t kMaxSyncSpreadNs = 50000;   // readings this far apart were preempted: retry
+constexpr int64_t kSyncIntervalNs = 1000000;   // compare with the wall clock once per ms
+constexpr int64_t kStepThresholdNs = 1000000;  // a change of the offset by more is a step
+constexpr int64_t kMaxSyncSpreadNs = 50000;    // readings this far apart were preempted: retry
 constexpr int kMaxSyncAttempts = 4;
 
 struct ClockState {
@@ -165,7 +165,7 @@ inline Observed clock_observe(ClockState &state, int64_t tick_unix_ns, int64_t c
   if (clock_unix_ns == kClockUnset || observed_unix_ms - clock_unix_ns / 1000000 > max_ahead_ms)
     return Observed::kTooFarAhead;
   return clock_raise_floor(state, (observed_unix_ms + 1) * 1000000, mono_ns) ? Observed::kRaised
-                                                                            : Observed::kBehind;
+                                                                             : Observed::kBehind;
 }
 
 // The state as read before a reading of the clocks, so that a reading is never older than
@@ -196,8 +196,7 @@ inline ClockTick clock_now(ClockState &state, LocalClock &local, FastFn fast, Mo
                            WallFn wall) noexcept {
   ClockTick tick{0, ClockEvent::kNone, 0, 0};
   int64_t m = fast();
-  if (m >= local.next_sync_ns ||
-      state.offset_ns.load(std::memory_order_relaxed) == kClockUnset) {
+  if (m >= local.next_sync_ns || state.offset_ns.load(std::memory_order_relaxed) == kClockUnset) {
     for (int attempt = 1; attempt <= kMaxSyncAttempts; ++attempt) {
       const ClockSnapshot snap = clock_snapshot(state);
       const int64_t m1 = mono();
@@ -214,8 +213,8 @@ inline ClockTick clock_now(ClockState &state, LocalClock &local, FastFn fast, Mo
     }
   }
   tick.mono_ns = m;
-  tick.unix_ns = std::max(m + state.offset_ns.load(std::memory_order_relaxed),
-                          clock_floor_at(state, m));
+  tick.unix_ns =
+      std::max(m + state.offset_ns.load(std::memory_order_relaxed), clock_floor_at(state, m));
   return tick;
 }
 

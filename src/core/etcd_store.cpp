@@ -139,8 +139,8 @@ std::string base64_encode(const std::string &in) {
   out.reserve((in.size() + 2) / 3 * 4);
   size_t i = 0;
   for (; i + 2 < in.size(); i += 3) {
-    const uint32_t v = (uint32_t(uint8_t(in[i])) << 16) | (uint32_t(uint8_t(in[i + 1])) << 8) |
-                       uint8_t(in[i + 2]);
+    const uint32_t v =
+        (uint32_t(uint8_t(in[i])) << 16) | (uint32_t(uint8_t(in[i + 1])) << 8) | uint8_t(in[i + 2]);
     out += abc[v >> 18];
     out += abc[(v >> 12) & 63];
     out += abc[(v >> 6) & 63];
@@ -186,8 +186,8 @@ bool base64_decode(const std::string &in, std::string *out) {
         if (v[k] < 0) return false;
       }
     }
-    const uint32_t x = (uint32_t(v[0]) << 18) | (uint32_t(v[1]) << 12) | (uint32_t(v[2]) << 6) |
-                       uint32_t(v[3]);
+    const uint32_t x =
+        (uint32_t(v[0]) << 18) | (uint32_t(v[1]) << 12) | (uint32_t(v[2]) << 6) | uint32_t(v[3]);
     out->push_back(char(x >> 16));
     if (pad < 2) out->push_back(char((x >> 8) & 255));
     if (pad < 1) out->push_back(char(x & 255));
@@ -356,8 +356,7 @@ bool EtcdStore::authenticate(const std::string &url, std::string *error, long ti
   return false;
 }
 
-bool EtcdStore::call(const char *path, const std::string &body, Response *out,
-                     std::string *error) {
+bool EtcdStore::call(const char *path, const std::string &body, Response *out, std::string *error) {
   if (settings_.endpoints.empty()) {
     *error = "snowflake.etcd_endpoints is empty";
     return false;
@@ -395,9 +394,9 @@ bool EtcdStore::call(const char *path, const std::string &body, Response *out,
     }
     if (ok) {
       std::string message;
-      err = url + ": " +
-            (etcd_parse_error(out->body, &message) ? message
-                                                   : "HTTP " + std::to_string(out->status));
+      err =
+          url + ": " +
+          (etcd_parse_error(out->body, &message) ? message : "HTTP " + std::to_string(out->status));
     }
     token_.clear();  // a token is a member's own until the next authentication
     current_ = (i + 1) % settings_.endpoints.size();
@@ -470,8 +469,7 @@ StoreResult EtcdStore::held(uint32_t low, uint32_t high, std::vector<uint32_t> *
         !base64_decode(kv["key"].get<std::string>(), &key) || key.rfind(head, 0) != 0)
       continue;
     const std::string digits = key.substr(head.size());
-    if (digits.size() != 4 || digits.find_first_not_of("0123456789") != std::string::npos)
-      continue;
+    if (digits.size() != 4 || digits.find_first_not_of("0123456789") != std::string::npos) continue;
     shards->push_back(static_cast<uint32_t>(std::stoul(digits)));
   }
   return StoreResult::ok();
@@ -584,9 +582,9 @@ StoreResult EtcdStore::mark(int64_t lease, uint32_t first, uint32_t count,
     compare.push_back({{"key", base64_encode(etcd_owner_key(settings_.prefix, s))},
                        {"target", "LEASE"},
                        {"lease", lease_text(lease)}});
-    success.push_back({{"request_put",
-                        {{"key", base64_encode(etcd_mark_key(settings_.prefix, s))},
-                         {"value", value}}}});
+    success.push_back(
+        {{"request_put",
+          {{"key", base64_encode(etcd_mark_key(settings_.prefix, s))}, {"value", value}}}});
   }
   const json req = {{"compare", compare}, {"success", success}};
   Response r;

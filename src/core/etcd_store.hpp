@@ -62,8 +62,7 @@ class EtcdStore : public LeaseStore {
   StoreResult held(uint32_t low, uint32_t high, std::vector<uint32_t> *shards) override;
   StoreResult acquire(int64_t lease, uint32_t first, uint32_t count, StoredMark *mark) override;
   StoreResult renew(int64_t lease, int64_t *ttl_s) override;
-  StoreResult mark(int64_t lease, uint32_t first, uint32_t count,
-                   const StoredMark &mark) override;
+  StoreResult mark(int64_t lease, uint32_t first, uint32_t count, const StoredMark &mark) override;
   StoreResult release(int64_t lease) override;
 
  private:

@@ -45,8 +45,7 @@ inline NextResult next_state(std::atomic<uint64_t> &last, uint64_t now_ms,
     if (unlikely_(ms >= limits.reserved_ms)) return NextResult{Step::kReserve, ms};
     // Sequentially consistent, as the lease's check after issuing needs (lease.hpp); on x86
     // and arm64 the same instruction as acquire-release.
-    if (last.compare_exchange_weak(cur, cand, std::memory_order_seq_cst,
-                                   std::memory_order_relaxed))
+    if (last.compare_exchange_weak(cur, cand, std::memory_order_seq_cst, std::memory_order_relaxed))
       return NextResult{Step::kIssued, cand};
   }
 }

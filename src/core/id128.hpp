@@ -133,11 +133,11 @@ struct UlidNext {
 // have_random is false, nothing is issued and the step is kNeedRandom.
 // wait_ms carries the millisecond to reserve for kReserve.
 template <typename Lock>
-inline UlidNext ulid_next(UlidSlotT<Lock> &slot, uint64_t now_ms, bool have_random,
-                          u128 random80, const Limits &limits) noexcept {
+inline UlidNext ulid_next(UlidSlotT<Lock> &slot, uint64_t now_ms, bool have_random, u128 random80,
+                          const Limits &limits) noexcept {
   if (now_ms > limits.max_ms) return UlidNext{Step::kExhausted, 0, 0};
-  const u128 fresh = (u128{now_ms} << kUlidRandomBits) |
-                     (random80 & ((u128{1} << kUlidRandomBits) - 1));
+  const u128 fresh =
+      (u128{now_ms} << kUlidRandomBits) | (random80 & ((u128{1} << kUlidRandomBits) - 1));
   slot.lock.acquire();
   const u128 last = (u128{slot.hi.load(std::memory_order_relaxed)} << 64) |
                     slot.lo.load(std::memory_order_relaxed);

@@ -45,7 +45,8 @@ constexpr Decoded unpack(uint64_t id) noexcept {
                  static_cast<uint32_t>(id & kMaxSeq)};
 }
 
-static_assert(pack(kMaxTimeMs, kMaxShard, kMaxSeq) == uint64_t{INT64_MAX}, "largest ID is INT64_MAX");
+static_assert(pack(kMaxTimeMs, kMaxShard, kMaxSeq) == uint64_t{INT64_MAX},
+              "largest ID is INT64_MAX");
 static_assert(unpack(pack(5, 7, 9)).shard == 7, "round trip");
 
 }  // namespace snowflake

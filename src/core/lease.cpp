@@ -8,11 +8,16 @@ namespace snowflake {
 
 const char *lease_state_name(LeaseState s) noexcept {
   switch (s) {
-    case LeaseState::kNone: return "none";
-    case LeaseState::kAcquiring: return "acquiring";
-    case LeaseState::kHeld: return "held";
-    case LeaseState::kFailing: return "failing";
-    case LeaseState::kLost: return "lost";
+    case LeaseState::kNone:
+      return "none";
+    case LeaseState::kAcquiring:
+      return "acquiring";
+    case LeaseState::kHeld:
+      return "held";
+    case LeaseState::kFailing:
+      return "failing";
+    case LeaseState::kLost:
+      return "lost";
   }
   return "none";
 }
@@ -93,8 +98,8 @@ bool parse_shard_pool(const char *text, uint32_t max_shard, uint32_t *low,
   return true;
 }
 
-int64_t choose_range(const std::vector<uint32_t> &held, uint32_t low, uint32_t high,
-                     uint32_t count, int64_t preferred) noexcept {
+int64_t choose_range(const std::vector<uint32_t> &held, uint32_t low, uint32_t high, uint32_t count,
+                     int64_t preferred) noexcept {
   if (count == 0 || high < low || high - low + 1 < count) return -1;
   std::vector<uint32_t> sorted;
   for (uint32_t s : held)
@@ -152,9 +157,7 @@ bool LeaseMachine::settle(const StoreResult &r) {
   return false;
 }
 
-void LeaseMachine::close() noexcept {
-  slot_.deadline_mono_ns.store(0, std::memory_order_seq_cst);
-}
+void LeaseMachine::close() noexcept { slot_.deadline_mono_ns.store(0, std::memory_order_seq_cst); }
 
 void LeaseMachine::forget_lease(const std::string &why) {
   close();
@@ -195,8 +198,8 @@ void LeaseMachine::acquire(LeaseStore &store) {
       fail(r);
       return;
     }
-    const int64_t first = choose_range(held, settings_.pool_low, settings_.pool_high,
-                                       settings_.count, preferred_);
+    const int64_t first =
+        choose_range(held, settings_.pool_low, settings_.pool_high, settings_.count, preferred_);
     if (first < 0) {
       char buf[200];
       std::snprintf(buf, sizeof buf,
@@ -233,8 +236,7 @@ void LeaseMachine::acquire(LeaseStore &store) {
                     "server's is %llu",
                     static_cast<long long>(first),
                     static_cast<long long>(first + settings_.count - 1),
-                    static_cast<unsigned long long>(other),
-                    static_cast<unsigned long long>(epoch));
+                    static_cast<unsigned long long>(other), static_cast<unsigned long long>(epoch));
       slot_.requests.fetch_add(1);
       (void)store.release(lease_);
       lease_ = 0;
@@ -297,8 +299,7 @@ void LeaseMachine::keep(LeaseStore &store) {
     // Generation stopped meanwhile (the deadline passed before this renewal's answer): say
     // so, and that the same lease and range go on. The lease never ended, so no other server
     // issued on the range: the IDs' clock need not move.
-    if (closed_before && !reported_lost_)
-      host_.lost(why_closed());
+    if (closed_before && !reported_lost_) host_.lost(why_closed());
     if (closed_before || reported_lost_) host_.resumed(first_, count_);
     reported_lost_ = false;
     if (state != LeaseState::kHeld) {
@@ -324,8 +325,7 @@ int64_t LeaseMachine::step(LeaseStore &store) {
     const LeaseState state = static_cast<LeaseState>(slot_.state.load());
     if (now >= deadline && state != LeaseState::kLost) {
       set_state(LeaseState::kLost);
-      if (!reported_lost_)
-        host_.lost(why_closed());
+      if (!reported_lost_) host_.lost(why_closed());
       reported_lost_ = true;
       host_.changed();
     }

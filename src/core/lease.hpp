@@ -32,9 +32,9 @@ const char *lease_state_name(LeaseState s) noexcept;
 struct LeaseSettings {
   uint32_t pool_low = 0;
   uint32_t pool_high = 8191;
-  uint32_t count = 1;           // contiguous shards per server (snowflake.shard_count)
-  int64_t ttl_ms = 30000;       // the lease's time to live in the store
-  int64_t renew_ms = 10000;     // how often it is renewed
+  uint32_t count = 1;             // contiguous shards per server (snowflake.shard_count)
+  int64_t ttl_ms = 30000;         // the lease's time to live in the store
+  int64_t renew_ms = 10000;       // how often it is renewed
   int64_t fail_after_ms = 15000;  // with no renewal for this long, generation stops
 };
 
@@ -136,8 +136,7 @@ class LeaseStore {
   virtual StoreResult held(uint32_t low, uint32_t high, std::vector<uint32_t> *shards) = 0;
   // Ties [first, first + count) to lease if none of it is held (kTaken otherwise, kLost if
   // the lease is gone), and reads the highest mark of the range in the same transaction.
-  virtual StoreResult acquire(int64_t lease, uint32_t first, uint32_t count,
-                              StoredMark *mark) = 0;
+  virtual StoreResult acquire(int64_t lease, uint32_t first, uint32_t count, StoredMark *mark) = 0;
   // Renews the lease (kLost if it is gone); *ttl_s is what the store gives it from now.
   virtual StoreResult renew(int64_t lease, int64_t *ttl_s) = 0;
   // Stores the mark of the range, only while lease holds it (kLost otherwise).
@@ -151,10 +150,10 @@ class LeaseStore {
 class LeaseHost {
  public:
   virtual ~LeaseHost() = default;
-  virtual int64_t mono_ns() = 0;        // the monotonic clock
-  virtual uint64_t ids_unix_ms() = 0;   // the IDs' clock, in Unix ms
+  virtual int64_t mono_ns() = 0;          // the monotonic clock
+  virtual uint64_t ids_unix_ms() = 0;     // the IDs' clock, in Unix ms
   virtual uint64_t needed_unix_ms() = 0;  // the latest time a generator asked to be covered
-  virtual uint64_t epoch_ms() = 0;      // snowflake.epoch
+  virtual uint64_t epoch_ms() = 0;        // snowflake.epoch
   // A range was taken: every ID from now on must be at or above mark_unix_ms.
   virtual void taken(uint32_t first, uint32_t count, uint64_t mark_unix_ms) = 0;
   // Renewals went through again after generation had stopped: the same lease and range.
@@ -167,8 +166,8 @@ class LeaseHost {
 
 // The first shard of the lowest run of count free shards in [low, high], trying preferred
 // first (a server takes back the range it had); -1 if there is none.
-int64_t choose_range(const std::vector<uint32_t> &held, uint32_t low, uint32_t high,
-                     uint32_t count, int64_t preferred) noexcept;
+int64_t choose_range(const std::vector<uint32_t> &held, uint32_t low, uint32_t high, uint32_t count,
+                     int64_t preferred) noexcept;
 
 // The mark to store when need_ms must be covered: two renewal periods further, so that at
 // real-time rate one write per period keeps it ahead. Due when need_ms comes within one.
@@ -220,11 +219,11 @@ class LeaseMachine {
   int64_t lease_ = 0;          // the lease held, 0: none
   int64_t alive_sent_ns_ = 0;  // when the last grant or renewal that the store took was sent
   int64_t next_renew_ns_ = 0;
-  int64_t retry_ns_ = 0;       // after a failure: when to try again
+  int64_t retry_ns_ = 0;  // after a failure: when to try again
   uint32_t first_ = 0, count_ = 0;
   bool has_range_ = false;
-  bool reported_lost_ = false;  // host_.lost() was said for the range held
-  uint64_t mark_ms_ = 0;       // the mark stored for the range
+  bool reported_lost_ = false;     // host_.lost() was said for the range held
+  uint64_t mark_ms_ = 0;           // the mark stored for the range
   uint64_t acquired_mark_ms_ = 0;  // the mark read when the range was taken
   std::string last_error_;
 };

@@ -143,7 +143,8 @@ bool parse_mask_keys(const char *text, size_t len, MaskKeySet *out, char *proble
     if (!next_word(p, stop, &word, &wlen)) continue;  // blank or a comment
     int id = 0;
     for (size_t i = 0; i < wlen; ++i) {
-      if (word[i] < '0' || word[i] > '9' || wlen > 3) return fail("the key id is not a number from 0 to 255");
+      if (word[i] < '0' || word[i] > '9' || wlen > 3)
+        return fail("the key id is not a number from 0 to 255");
       id = id * 10 + (word[i] - '0');
     }
     if (id >= kMaskKeyIds) return fail("the key id is not a number from 0 to 255");
@@ -173,7 +174,8 @@ bool parse_mask_keys(const char *text, size_t len, MaskKeySet *out, char *proble
       }
       active_line = line;
       out->active = id;
-      if (next_word(p, stop, &word, &wlen)) return fail("after the word active, nothing may follow");
+      if (next_word(p, stop, &word, &wlen))
+        return fail("after the word active, nothing may follow");
     }
     line_of[id] = line;
     ++out->count;
@@ -183,7 +185,8 @@ bool parse_mask_keys(const char *text, size_t len, MaskKeySet *out, char *proble
     return false;
   }
   if (out->active < 0) {
-    std::snprintf(problem, problem_size, "no key is marked active (add the word active after one key)");
+    std::snprintf(problem, problem_size,
+                  "no key is marked active (add the word active after one key)");
     OPENSSL_cleanse(out, sizeof *out);
     out->count = 0;
     return false;
@@ -396,8 +399,8 @@ bool MaskKeyring::mask_bigint(int64_t id, const MaskCheck &check, uint8_t body[1
   return aes_block(s->bigint_enc, block, body);
 }
 
-TokenParse MaskKeyring::unmask_bigint(const uint8_t body[16], const MaskCheck &check,
-                                      int64_t *id, int *key_id) noexcept {
+TokenParse MaskKeyring::unmask_bigint(const uint8_t body[16], const MaskCheck &check, int64_t *id,
+                                      int *key_id) noexcept {
   for (int i = 0; i < count_; ++i) {
     Slot *s = slot(order_[i]);
     uint8_t block[16];

@@ -10,12 +10,12 @@
 
 namespace snowflake {
 
-constexpr size_t kMaskKeyLen = 32;       // a master key: 256 bits
-constexpr int kMaskKeyIds = 256;         // key ids 0 to 255
-constexpr size_t kMaskBodyLen = 26;      // a token's body: 128 bits in Crockford base32
-constexpr size_t kMaskPrefixMax = 63;    // TypeID's limit for a prefix
+constexpr size_t kMaskKeyLen = 32;     // a master key: 256 bits
+constexpr int kMaskKeyIds = 256;       // key ids 0 to 255
+constexpr size_t kMaskBodyLen = 26;    // a token's body: 128 bits in Crockford base32
+constexpr size_t kMaskPrefixMax = 63;  // TypeID's limit for a prefix
 constexpr size_t kMaskTokenMax = kMaskPrefixMax + 1 + kMaskBodyLen;
-constexpr size_t kMaskCheckLen = 7;      // bytes of the prefix's digest inside a token
+constexpr size_t kMaskCheckLen = 7;  // bytes of the prefix's digest inside a token
 
 struct MaskKeySet {
   struct Entry {
@@ -75,8 +75,7 @@ bool aes256_block(const uint8_t key[32], const uint8_t in[16], uint8_t out[16],
 // A master key's derived keys: HMAC-SHA256(master, label).
 enum class MaskUse : uint8_t { kBigint, kUlid, kUuid };
 const char *mask_label(MaskUse use) noexcept;
-bool derive_mask_key(const uint8_t master[kMaskKeyLen], MaskUse use,
-                     uint8_t out[32]) noexcept;
+bool derive_mask_key(const uint8_t master[kMaskKeyLen], MaskUse use, uint8_t out[32]) noexcept;
 
 // The keys of one key file, with each master key's derived keys and ciphers set up on first
 // use. Not thread-safe: one per process. Every operation returns false (or kNotAuthentic)

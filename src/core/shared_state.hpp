@@ -65,25 +65,25 @@ enum Refusal : int {
 // reserved_unix_ms, which is on disk before any value reaches it.
 struct alignas(64) Reservation {
   std::atomic<uint64_t> reserved_unix_ms;
-  std::atomic<uint64_t> requested_unix_ms;  // the latest time a generator asked to be covered
-  std::atomic<void *> writer;               // the writer's latch; nullptr while it is not running
-  std::atomic<uint64_t> writes;             // extensions written since start
-  std::atomic<uint64_t> last_write_ms;      // how long the last extension took to write
-  std::atomic<uint64_t> write_failures;     // writes that failed since start
-  std::atomic<int> write_errno;             // the errno of the last failed write
-  std::atomic<uint64_t> waits;              // times a generator waited for the writer
-  std::atomic<uint64_t> lead_waits;         // waits at snowflake.max_lead, of every kind
-  std::atomic<uint64_t> replayed_unix_ms;   // the latest reservation replayed from WAL, 0: none
-  std::atomic<uint64_t> observed_unix_ms;   // the latest observed ID that moved the clock, 0: none
-  std::atomic<uint64_t> observed_moves;     // observations that moved the clock
-  std::atomic<uint64_t> observe_skipped;    // values an apply trigger could not observe
-  std::atomic<uint64_t> shard_collisions;   // replicated IDs of this server's own shards
-  std::atomic<int> default_shard_reported;  // 1 once a generator said shard 0 is the default
-  std::atomic<uint64_t> loaded_unix_ms;     // the reservation read at start (0: none)
-  std::atomic<int> writer_pid;              // 0 while no writer runs
-  std::atomic<uint64_t> busy_since_unix_ms; // when the write in progress began (0: idle)
-  std::atomic<int> refusal;                 // a Refusal: why no value may be issued
-  std::atomic<uint64_t> file_epoch_ms;      // with kEpochChanged: the epoch of the stored IDs
+  std::atomic<uint64_t> requested_unix_ms;   // the latest time a generator asked to be covered
+  std::atomic<void *> writer;                // the writer's latch; nullptr while it is not running
+  std::atomic<uint64_t> writes;              // extensions written since start
+  std::atomic<uint64_t> last_write_ms;       // how long the last extension took to write
+  std::atomic<uint64_t> write_failures;      // writes that failed since start
+  std::atomic<int> write_errno;              // the errno of the last failed write
+  std::atomic<uint64_t> waits;               // times a generator waited for the writer
+  std::atomic<uint64_t> lead_waits;          // waits at snowflake.max_lead, of every kind
+  std::atomic<uint64_t> replayed_unix_ms;    // the latest reservation replayed from WAL, 0: none
+  std::atomic<uint64_t> observed_unix_ms;    // the latest observed ID that moved the clock, 0: none
+  std::atomic<uint64_t> observed_moves;      // observations that moved the clock
+  std::atomic<uint64_t> observe_skipped;     // values an apply trigger could not observe
+  std::atomic<uint64_t> shard_collisions;    // replicated IDs of this server's own shards
+  std::atomic<int> default_shard_reported;   // 1 once a generator said shard 0 is the default
+  std::atomic<uint64_t> loaded_unix_ms;      // the reservation read at start (0: none)
+  std::atomic<int> writer_pid;               // 0 while no writer runs
+  std::atomic<uint64_t> busy_since_unix_ms;  // when the write in progress began (0: idle)
+  std::atomic<int> refusal;                  // a Refusal: why no value may be issued
+  std::atomic<uint64_t> file_epoch_ms;       // with kEpochChanged: the epoch of the stored IDs
 
   void init() noexcept {
     observe_skipped.store(0);

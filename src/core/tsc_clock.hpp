@@ -108,7 +108,7 @@ class TscMono {
       const unsigned __int128 mult =
           (static_cast<unsigned __int128>(m - calib_ns_) << 32) / (t - calib_tsc_);
       set_rate(mult >= limits_.min_mult && mult <= limits_.max_mult ? static_cast<uint64_t>(mult)
-                                                                      : 0);
+                                                                    : 0);
       calib_tsc_ = t;
       calib_ns_ = m;
     }
@@ -121,8 +121,9 @@ class TscMono {
   void set_rate(uint64_t mult) noexcept {
     mult_ = mult;
     span_ticks_ =
-        mult == 0 ? 0
-                  : static_cast<uint64_t>((static_cast<unsigned __int128>(kTscSpanNs) << 32) / mult);
+        mult == 0
+            ? 0
+            : static_cast<uint64_t>((static_cast<unsigned __int128>(kTscSpanNs) << 32) / mult);
   }
 
   // Whether the real reading (t, m) is where the rate puts it, from the base.

@@ -15,7 +15,8 @@ struct DecodeTable {
   int8_t v[256];
   constexpr DecodeTable() : v() {
     for (int i = 0; i < 256; ++i) v[i] = -1;
-    for (int i = 0; i < 32; ++i) v[static_cast<unsigned char>(kAlphabet[i])] = static_cast<int8_t>(i);
+    for (int i = 0; i < 32; ++i)
+      v[static_cast<unsigned char>(kAlphabet[i])] = static_cast<int8_t>(i);
   }
 };
 constexpr DecodeTable kDecode;

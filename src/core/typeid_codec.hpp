@@ -21,16 +21,16 @@ constexpr size_t kTypeidMaxLen = kTypeidMaxPrefixLen + 1 + kTypeidSuffixLen;
 // its ends, its length, then the suffix's length, characters and first character.
 enum class TypeidProblem : uint8_t {
   kOk,
-  kPrefixUppercase,             // a letter A-Z in the prefix
-  kPrefixBadCharacter,          // anything else but a-z and '_'
+  kPrefixUppercase,     // a letter A-Z in the prefix
+  kPrefixBadCharacter,  // anything else but a-z and '_'
   kPrefixStartsWithUnderscore,
   kPrefixEndsWithUnderscore,
-  kPrefixTooLong,               // over 63 characters
-  kSeparatorWithoutPrefix,      // an underscore before an empty prefix
-  kSuffixBadLength,             // not 26 characters
-  kSuffixUppercase,             // a letter whose lower case is in the alphabet
-  kSuffixBadCharacter,          // anything else outside the alphabet
-  kSuffixOverflow,              // first character above '7': more than 128 bits
+  kPrefixTooLong,           // over 63 characters
+  kSeparatorWithoutPrefix,  // an underscore before an empty prefix
+  kSuffixBadLength,         // not 26 characters
+  kSuffixUppercase,         // a letter whose lower case is in the alphabet
+  kSuffixBadCharacter,      // anything else outside the alphabet
+  kSuffixOverflow,          // first character above '7': more than 128 bits
 };
 
 // Whether a prefix may stand in a TypeID ("" may).

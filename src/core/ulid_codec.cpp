@@ -15,7 +15,8 @@ struct DecodeTable {
     for (int i = 0; i < 32; ++i) {
       const char c = kAlphabet[i];
       v[static_cast<unsigned char>(c)] = static_cast<int8_t>(i);
-      if (c >= 'A' && c <= 'Z') v[static_cast<unsigned char>(c - 'A' + 'a')] = static_cast<int8_t>(i);
+      if (c >= 'A' && c <= 'Z')
+        v[static_cast<unsigned char>(c - 'A' + 'a')] = static_cast<int8_t>(i);
     }
   }
 };

@@ -75,14 +75,21 @@ const char *lease_detail(const LeaseSlot &lease) {
   const LeaseState state = lease.state_at(read_clock(CLOCK_MONOTONIC));
   const char *what;
   switch (state) {
-    case LeaseState::kAcquiring: what = "no shard lease is held yet"; break;
-    case LeaseState::kLost:
-      what = psprintf("no renewal of the lease reached etcd within snowflake.lease_fail_after "
-                      "(%d ms)",
-                      lease_fail_after_ms);
+    case LeaseState::kAcquiring:
+      what = "no shard lease is held yet";
       break;
-    case LeaseState::kFailing: what = "the lease's renewals are failing"; break;
-    case LeaseState::kHeld: what = "a lease is being taken"; break;
+    case LeaseState::kLost:
+      what = psprintf(
+          "no renewal of the lease reached etcd within snowflake.lease_fail_after "
+          "(%d ms)",
+          lease_fail_after_ms);
+      break;
+    case LeaseState::kFailing:
+      what = "the lease's renewals are failing";
+      break;
+    case LeaseState::kHeld:
+      what = "a lease is being taken";
+      break;
     default:
       what = lease.worker_pid.load() == 0 ? "the lease worker is not running"
                                           : "the lease worker has not started leasing";
@@ -91,9 +98,10 @@ const char *lease_detail(const LeaseSlot &lease) {
     return psprintf("lease_state is %s: %s. Last etcd error: %s", lease_state_name(state), what,
                     error);
   if (error[0] != '\0')
-    return psprintf("lease_state is %s: %s. snowflake_status().etcd_error (pg_monitor) has "
-                    "etcd's last error.",
-                    lease_state_name(state), what);
+    return psprintf(
+        "lease_state is %s: %s. snowflake_status().etcd_error (pg_monitor) has "
+        "etcd's last error.",
+        lease_state_name(state), what);
   return psprintf("lease_state is %s: %s.", lease_state_name(state), what);
 }
 
@@ -106,12 +114,12 @@ pg_noinline void raise_setting_problem() {
 }
 
 pg_noinline void raise_no_lease(const LeaseSlot &lease) {
-  ereport(ERROR, (errcode(ERRCODE_SNOWFLAKE_NO_LEASE),
-                  errmsg("snowflake() has no shard lease from etcd"),
-                  errdetail("%s", lease_detail(lease)),
-                  errhint("Check that etcd answers at snowflake.etcd_endpoints; "
-                          "snowflake_status() shows the lease. IDs resume by themselves once a "
-                          "lease is held, with no restart.")));
+  ereport(ERROR,
+          (errcode(ERRCODE_SNOWFLAKE_NO_LEASE), errmsg("snowflake() has no shard lease from etcd"),
+           errdetail("%s", lease_detail(lease)),
+           errhint("Check that etcd answers at snowflake.etcd_endpoints; "
+                   "snowflake_status() shows the lease. IDs resume by themselves once a "
+                   "lease is held, with no restart.")));
 }
 
 }  // namespace
@@ -128,8 +136,8 @@ void await_lease(LeaseSlot &lease) {
       raise_no_lease(lease);
     }
     // Woken when the worker takes or renews a lease; a cancel or statement_timeout ends it.
-    (void)ConditionVariableTimedSleep(reservation_cv, std::min<long>(reservation_timeout_ms - waited, 100),
-                                      lease_wait_event());
+    (void)ConditionVariableTimedSleep(
+        reservation_cv, std::min<long>(reservation_timeout_ms - waited, 100), lease_wait_event());
   }
   ConditionVariableCancelSleep();
 }
@@ -149,8 +157,8 @@ void await_lease_cover(SharedState &state, uint64_t needed_unix_ms) {
       ConditionVariableCancelSleep();
       raise_no_lease(lease);
     }
-    (void)ConditionVariableTimedSleep(reservation_cv, std::min<long>(reservation_timeout_ms - waited, 100),
-                                      lease_wait_event());
+    (void)ConditionVariableTimedSleep(
+        reservation_cv, std::min<long>(reservation_timeout_ms - waited, 100), lease_wait_event());
   }
   ConditionVariableCancelSleep();
 }

@@ -84,8 +84,8 @@ std::string read_password(std::string *error) {
   }
   struct stat st;
   if (stat(path, &st) != 0) {
-    *error = std::string("could not read snowflake.etcd_password_file \"") + path + "\": " +
-             strerror(errno);
+    *error = std::string("could not read snowflake.etcd_password_file \"") + path +
+             "\": " + strerror(errno);
     return {};
   }
   if ((st.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
@@ -152,7 +152,8 @@ class ServerHost : public LeaseHost {
     // Above the last holder's IDs, whatever this server's clock says: within the reach of a
     // crashed holder's mark the lead fades, further (a clock behind) IDs run from it at full
     // pace, as after a restart behind the reservation.
-    const int64_t hold = std::max<int64_t>(hold_ns(), (2 * int64_t{lease_renew_ms} + max_lead_ms) * 1000000);
+    const int64_t hold =
+        std::max<int64_t>(hold_ns(), (2 * int64_t{lease_renew_ms} + max_lead_ms) * 1000000);
     // A millisecond past the mark: a backend's extrapolated monotonic reading may trail the
     // worker's by microseconds, and must not land in the mark's last millisecond.
     if (mark_unix_ms != 0)
@@ -162,8 +163,8 @@ class ServerHost : public LeaseHost {
     if (count == 1)
       ereport(WARNING, (errmsg("snowflake leased shard %u from etcd", first)));
     else
-      ereport(WARNING, (errmsg("snowflake leased shards %u to %u from etcd", first,
-                               first + count - 1)));
+      ereport(WARNING,
+              (errmsg("snowflake leased shards %u to %u from etcd", first, first + count - 1)));
   }
   void resumed(uint32_t first, uint32_t count) override {
     if (count == 1)

@@ -25,7 +25,7 @@ namespace snowflake::glue {
 namespace {
 
 struct KeyFileExtra {
-  bool set;     // the setting names a file
+  bool set;  // the setting names a file
   bool loaded;
   char problem[256];
   MaskKeySet keys;
@@ -53,8 +53,8 @@ bool read_key_file(const char *path, char *buf, size_t *len, KeyFileExtra *x) {
     ok = false;
   } else if (st.st_uid != geteuid() && st.st_uid != 0) {
     // As PostgreSQL requires of ssl_key_file.
-    snprintf(x->problem, sizeof x->problem,
-             "\"%s\" must be owned by the database user or root", path);
+    snprintf(x->problem, sizeof x->problem, "\"%s\" must be owned by the database user or root",
+             path);
     ok = false;
   } else if ((st.st_uid == geteuid() && (st.st_mode & (S_IRWXG | S_IRWXO)) != 0) ||
              (st.st_uid == 0 && (st.st_mode & (S_IWGRP | S_IXGRP | S_IRWXO)) != 0)) {
@@ -146,15 +146,15 @@ void assign_mask_key_file(const char *, void *extra) {
 MaskKeyring &mask_keyring() {
   if (unlikely(!keys_loaded || keyring.failed())) {
     const bool unset = std::strcmp(problem, "snowflake.mask_key_file is not set") == 0;
-    ereport(ERROR,
-            (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE), errmsg("no mask key is loaded"),
-             errdetail("%s", keyring.failed() ? "The cipher library could not set up a key."
-                                              : problem),
-             unset ? errhint("Set snowflake.mask_key_file to a key file (a line \"0 <64 hex "
-                             "digits> active\"; openssl rand -hex 32 makes a key) and reload "
-                             "the configuration.")
-                   : errhint("Fix the file that snowflake.mask_key_file names and reload the "
-                             "configuration (SELECT pg_reload_conf()).")));
+    ereport(
+        ERROR,
+        (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE), errmsg("no mask key is loaded"),
+         errdetail("%s", keyring.failed() ? "The cipher library could not set up a key." : problem),
+         unset ? errhint("Set snowflake.mask_key_file to a key file (a line \"0 <64 hex "
+                         "digits> active\"; openssl rand -hex 32 makes a key) and reload "
+                         "the configuration.")
+               : errhint("Fix the file that snowflake.mask_key_file names and reload the "
+                         "configuration (SELECT pg_reload_conf()).")));
   }
   return keyring;
 }

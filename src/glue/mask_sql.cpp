@@ -139,10 +139,11 @@ int key_arg(FunctionCallInfo fcinfo, MaskKeyring &ring, int n) {
   if (PG_NARGS() <= n || PG_ARGISNULL(n)) return ring.active_id();
   const int32 id = PG_GETARG_INT32(n);
   if (!ring.has(id)) {
-    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                    errmsg("no mask key has the id %d", id),
-                    errhint("snowflake.mask_key_file holds %d keys; the active one has the id "
-                            "%d.", ring.count(), ring.active_id())));
+    ereport(ERROR,
+            (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("no mask key has the id %d", id),
+             errhint("snowflake.mask_key_file holds %d keys; the active one has the id "
+                     "%d.",
+                     ring.count(), ring.active_id())));
   }
   return id;
 }

@@ -32,9 +32,8 @@ shmem_startup_hook_type prev_shmem_startup_hook = nullptr;
 void request_shmem() {
   if (prev_shmem_request_hook) prev_shmem_request_hook();
   // Each ShmemInitStruct is aligned to a cache line: room for that padding too.
-  RequestAddinShmemSpace(add_size(sizeof(SharedState), sizeof(ConditionVariable) +
-                                                         lease_text_size() +
-                                                         3 * PG_CACHE_LINE_SIZE));
+  RequestAddinShmemSpace(add_size(
+      sizeof(SharedState), sizeof(ConditionVariable) + lease_text_size() + 3 * PG_CACHE_LINE_SIZE));
 }
 
 void startup_shmem() {

@@ -31,17 +31,18 @@ namespace {
 using namespace snowflake;
 using namespace snowflake::glue;
 
-[[noreturn]] pg_noinline void raise_too_far(const char *kind, uint64_t observed_unix_ms, int64_t clock_ns) {
-  ereport(ERROR,
-          (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-           errmsg("observed %s is %lld ms ahead of this server's clock", kind,
-                  static_cast<long long>(static_cast<int64_t>(observed_unix_ms) -
-                                         clock_ns / 1000000)),
-           errdetail("snowflake.max_clock_offset allows %d ms. The ID was not observed, and no "
-                     "ID of this server moved.",
-                     max_clock_offset_ms),
-           errhint("Check the clocks of both servers; if the offset between them is real, raise "
-                   "snowflake.max_clock_offset.")));
+[[noreturn]] pg_noinline void raise_too_far(const char *kind, uint64_t observed_unix_ms,
+                                            int64_t clock_ns) {
+  ereport(
+      ERROR,
+      (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+       errmsg("observed %s is %lld ms ahead of this server's clock", kind,
+              static_cast<long long>(static_cast<int64_t>(observed_unix_ms) - clock_ns / 1000000)),
+       errdetail("snowflake.max_clock_offset allows %d ms. The ID was not observed, and no "
+                 "ID of this server moved.",
+                 max_clock_offset_ms),
+       errhint("Check the clocks of both servers; if the offset between them is real, raise "
+               "snowflake.max_clock_offset.")));
   pg_unreachable();
 }
 
@@ -181,8 +182,8 @@ void observe_column(Datum value, Oid type, Oid ulid_type, const char *column, Re
     }
     SharedState &state = generating_state();
     observe(state.clock, &state.reservation,
-            unpack(static_cast<uint64_t>(id)).ms + static_cast<uint64_t>(epoch_ms),
-            "snowflake ID", true);
+            unpack(static_cast<uint64_t>(id)).ms + static_cast<uint64_t>(epoch_ms), "snowflake ID",
+            true);
   } else if (type == UUIDOID || (type == ulid_type && type != InvalidOid)) {
     if (!applied) return;
     const uint8_t *bytes = reinterpret_cast<const uint8_t *>(DatumGetPointer(value));

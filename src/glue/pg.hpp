@@ -42,19 +42,19 @@ void keep_exception_message(const char *what) noexcept;
 // Defines an SQL-callable function whose body is C++: every exception is caught, the catch
 // block is left, and only then is the PostgreSQL ERROR raised, so that the error's longjmp
 // never crosses a C++ frame that still owns an object.
-#define SNOWFLAKE_FUNCTION(name)                                                     \
-  static Datum name##_impl([[maybe_unused]] FunctionCallInfo fcinfo);                \
-  extern "C" {                                                                       \
-  PG_FUNCTION_INFO_V1(name);                                                         \
-  PGDLLEXPORT Datum name(PG_FUNCTION_ARGS) {                                         \
-    try {                                                                            \
-      return name##_impl(fcinfo);                                                    \
-    } catch (const std::exception &e) {                                              \
-      snowflake::glue::keep_exception_message(e.what());                             \
-    } catch (...) {                                                                  \
-      snowflake::glue::keep_exception_message("unknown C++ exception");              \
-    }                                                                                \
-    snowflake::glue::raise_cxx_exception(#name);                                     \
-  }                                                                                  \
-  }                                                                                  \
+#define SNOWFLAKE_FUNCTION(name)                                        \
+  static Datum name##_impl([[maybe_unused]] FunctionCallInfo fcinfo);   \
+  extern "C" {                                                          \
+  PG_FUNCTION_INFO_V1(name);                                            \
+  PGDLLEXPORT Datum name(PG_FUNCTION_ARGS) {                            \
+    try {                                                               \
+      return name##_impl(fcinfo);                                       \
+    } catch (const std::exception &e) {                                 \
+      snowflake::glue::keep_exception_message(e.what());                \
+    } catch (...) {                                                     \
+      snowflake::glue::keep_exception_message("unknown C++ exception"); \
+    }                                                                   \
+    snowflake::glue::raise_cxx_exception(#name);                        \
+  }                                                                     \
+  }                                                                     \
   static Datum name##_impl([[maybe_unused]] FunctionCallInfo fcinfo)

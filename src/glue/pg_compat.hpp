@@ -40,7 +40,8 @@
 // 18 records the extension's name and version in the module's magic block, which
 // pg_get_loaded_modules() shows.
 #if PG_VERSION_NUM >= 180000
-#define SNOWFLAKE_MODULE_MAGIC PG_MODULE_MAGIC_EXT(.name = "snowflake", .version = SNOWFLAKE_VERSION)
+#define SNOWFLAKE_MODULE_MAGIC \
+  PG_MODULE_MAGIC_EXT(.name = "snowflake", .version = SNOWFLAKE_VERSION)
 #else
 #define SNOWFLAKE_MODULE_MAGIC PG_MODULE_MAGIC
 #endif

@@ -145,9 +145,12 @@ pg_noinline void raise_refusal(const Reservation &r) {
 
 const char *refusal_text(int refusal) {
   switch (refusal) {
-    case kFileMissing: return "the reservation file is missing";
-    case kEpochChanged: return "snowflake.epoch differs from the stored IDs' epoch";
-    default: return nullptr;
+    case kFileMissing:
+      return "the reservation file is missing";
+    case kEpochChanged:
+      return "snowflake.epoch differs from the stored IDs' epoch";
+    default:
+      return nullptr;
   }
 }
 

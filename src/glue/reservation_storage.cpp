@@ -181,16 +181,16 @@ FileContents read_reservation_file() {
   if (fd < 0) {
     f.missing = errno == ENOENT;
     if (f.missing) return f;
-    ereport(FATAL, (errcode_for_file_access(),
-                    errmsg("could not open the snowflake reservation file \"%s\": %m",
-                           kReservationFile)));
+    ereport(FATAL,
+            (errcode_for_file_access(),
+             errmsg("could not open the snowflake reservation file \"%s\": %m", kReservationFile)));
   }
   char text[256];
   const ssize_t len = read(fd, text, sizeof text - 1);
   if (len < 0)
-    ereport(FATAL, (errcode_for_file_access(),
-                    errmsg("could not read the snowflake reservation file \"%s\": %m",
-                           kReservationFile)));
+    ereport(FATAL,
+            (errcode_for_file_access(),
+             errmsg("could not read the snowflake reservation file \"%s\": %m", kReservationFile)));
   CloseTransientFile(fd);
   text[len > 0 ? len : 0] = '\0';
   const char *p = text;

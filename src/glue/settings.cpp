@@ -73,9 +73,10 @@ bool check_epoch(char **newval, void **, GucSource source) {
       bad_setting_name = nullptr;
     return true;
   }
-  GUC_check_errdetail("snowflake.epoch must be a whole number of milliseconds since "
-                      "1970-01-01 00:00:00 UTC, from 0 to %lld.",
-                      static_cast<long long>(kMaxEpochMs));
+  GUC_check_errdetail(
+      "snowflake.epoch must be a whole number of milliseconds since "
+      "1970-01-01 00:00:00 UTC, from 0 to %lld.",
+      static_cast<long long>(kMaxEpochMs));
   return false;
 }
 
@@ -180,8 +181,9 @@ bool check_etcd_prefix(char **newval, void **, GucSource) {
 void find_lease_setting_problem() {
   std::string problem = snowflake::lease_settings_problem(configured_lease());
   if (problem.empty() && shard_id_in_file)
-    problem = "snowflake.shard_id is set in the configuration file, but snowflake.shard_source "
-              "is etcd: the shards come from the lease";
+    problem =
+        "snowflake.shard_id is set in the configuration file, but snowflake.shard_source "
+        "is etcd: the shards come from the lease";
   snprintf(lease_setting_problem, sizeof lease_setting_problem, "%s", problem.c_str());
 }
 
@@ -213,8 +215,8 @@ void define_settings() {
       "snowflake.shard_id", "Shard written into IDs made by snowflake().",
       "Give every server (or database, or role) that writes into the same tables its own "
       "shard; two writers with one shard can make the same ID.",
-      &shard_id, 0, 0, static_cast<int>(kMaxShard), PGC_SUSET, 0, check_shard_id,
-      assign_shard_id, nullptr);
+      &shard_id, 0, 0, static_cast<int>(kMaxShard), PGC_SUSET, 0, check_shard_id, assign_shard_id,
+      nullptr);
   DefineCustomEnumVariable(
       "snowflake.on_shard_collision",
       "What snowflake_replica_guard() does with a replicated row whose ID has this server's "
@@ -223,7 +225,8 @@ void define_settings() {
       "the row, and with it the subscription, as a key conflict would.",
       &on_shard_collision, WARNING, collision_levels, PGC_SIGHUP, 0, nullptr, nullptr, nullptr);
   DefineCustomIntVariable(
-      "snowflake.shard_count", "How many shards, from snowflake.shard_id on, snowflake() issues on.",
+      "snowflake.shard_count",
+      "How many shards, from snowflake.shard_id on, snowflake() issues on.",
       "A shard holds 1,024 IDs per millisecond; a range of them raises the server's rate that "
       "many times. Give every server a range of its own.",
       &shard_count, 1, 1, static_cast<int>(kShardCount),
@@ -231,7 +234,8 @@ void define_settings() {
       process_shared_preload_libraries_in_progress ? PGC_POSTMASTER : PGC_SIGHUP, 0, nullptr,
       nullptr, nullptr);
   DefineCustomIntVariable(
-      "snowflake.max_lead", "How far ahead of the clock IDs may run when a shard's 1,024 "
+      "snowflake.max_lead",
+      "How far ahead of the clock IDs may run when a shard's 1,024 "
       "IDs of a millisecond are used up.",
       "Past this lead, snowflake() waits for the clock. The lead is shared by every session, so "
       "the bound is the server's, set in its configuration.",
@@ -243,11 +247,10 @@ void define_settings() {
       &epoch_setting, "1577836800000",
       // PostgreSQL allows server-start-only settings only to preloaded libraries; loaded
       // later, the library can only decode, and reads the epoch at load and reload.
-      process_shared_preload_libraries_in_progress ? PGC_POSTMASTER : PGC_SIGHUP, 0,
-      check_epoch, assign_epoch, nullptr);
+      process_shared_preload_libraries_in_progress ? PGC_POSTMASTER : PGC_SIGHUP, 0, check_epoch,
+      assign_epoch, nullptr);
   DefineCustomIntVariable(
-      "snowflake.reservation_window",
-      "How far ahead each durable reservation of ID time reaches.",
+      "snowflake.reservation_window", "How far ahead each durable reservation of ID time reaches.",
       "IDs of every kind stay below a time recorded in the data directory, written and "
       "fsynced before any ID reaches it; one write per window.",
       &reservation_window_ms, 1000, 10, 3600000, PGC_SIGHUP, GUC_UNIT_MS, nullptr, nullptr,
@@ -259,8 +262,7 @@ void define_settings() {
       "ID of the server far into the future. Set it above the clock offset between the "
       "servers whose IDs are observed.",
       // The server's, like max_lead: the clock it bounds is shared by every role.
-      &max_clock_offset_ms, 5000, 0, 3600000, PGC_SIGHUP, GUC_UNIT_MS, nullptr, nullptr,
-      nullptr);
+      &max_clock_offset_ms, 5000, 0, 3600000, PGC_SIGHUP, GUC_UNIT_MS, nullptr, nullptr, nullptr);
   DefineCustomIntVariable(
       "snowflake.reservation_timeout",
       "How long a generator waits for the reservation writer before an ERROR.",
@@ -292,12 +294,12 @@ void define_settings() {
       check_shard_pool, assign_shard_pool, nullptr);
   DefineCustomIntVariable(
       "snowflake.lease_ttl", "The shard lease's time to live in etcd.",
-      "etcd frees the shards this long after the last renewal it received.", &lease_ttl_s, 30,
-      2, 3600, process_shared_preload_libraries_in_progress ? PGC_POSTMASTER : PGC_SIGHUP,
-      GUC_UNIT_S, nullptr, nullptr, nullptr);
+      "etcd frees the shards this long after the last renewal it received.", &lease_ttl_s, 30, 2,
+      3600, process_shared_preload_libraries_in_progress ? PGC_POSTMASTER : PGC_SIGHUP, GUC_UNIT_S,
+      nullptr, nullptr, nullptr);
   DefineCustomIntVariable(
-      "snowflake.lease_renew", "How often the shard lease is renewed.", nullptr,
-      &lease_renew_ms, 10000, 100, 3600000,
+      "snowflake.lease_renew", "How often the shard lease is renewed.", nullptr, &lease_renew_ms,
+      10000, 100, 3600000,
       process_shared_preload_libraries_in_progress ? PGC_POSTMASTER : PGC_SIGHUP, GUC_UNIT_MS,
       nullptr, nullptr, nullptr);
   DefineCustomIntVariable(
@@ -313,10 +315,9 @@ void define_settings() {
                              "against (https:// endpoints).",
                              nullptr, &etcd_cafile, "", PGC_SIGHUP, GUC_SUPERUSER_ONLY, nullptr,
                              nullptr, nullptr);
-  DefineCustomStringVariable("snowflake.etcd_certfile",
-                             "The client certificate shown to etcd (https:// endpoints).", nullptr,
-                             &etcd_certfile, "", PGC_SIGHUP, GUC_SUPERUSER_ONLY, nullptr, nullptr,
-                             nullptr);
+  DefineCustomStringVariable(
+      "snowflake.etcd_certfile", "The client certificate shown to etcd (https:// endpoints).",
+      nullptr, &etcd_certfile, "", PGC_SIGHUP, GUC_SUPERUSER_ONLY, nullptr, nullptr, nullptr);
   DefineCustomStringVariable("snowflake.etcd_keyfile", "The client certificate's private key.",
                              nullptr, &etcd_keyfile, "", PGC_SIGHUP, GUC_SUPERUSER_ONLY, nullptr,
                              nullptr, nullptr);
@@ -346,8 +347,8 @@ LeaseSettings configured_lease() {
 void raise_bad_setting() {
   ereport(ERROR,
           (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-           errmsg("%s is \"%s\" in the configuration, which is not a valid value",
-                  bad_setting_name, bad_setting_value),
+           errmsg("%s is \"%s\" in the configuration, which is not a valid value", bad_setting_name,
+                  bad_setting_value),
            errdetail("PostgreSQL runs with the setting's default instead; snowflake() issues "
                      "no ID with it, since another server may hold the default."),
            errhint("Correct %s in the configuration file and reload the server (restart it, "

@@ -8,25 +8,25 @@ namespace snowflake::glue {
 // Registers every snowflake.* setting and reserves the prefix (in _PG_init).
 void define_settings();
 
-extern int shard_id;       // snowflake.shard_id
-extern int shard_count;    // snowflake.shard_count: snowflake() issues on shard_id ... + count - 1
-extern int on_shard_collision;  // snowflake.on_shard_collision: WARNING or ERROR
-extern int shard_id_source;     // the GucSource snowflake.shard_id was last set from
-extern int max_lead_ms;    // snowflake.max_lead
-extern int max_clock_offset_ms;  // snowflake.max_clock_offset
-extern int64_t epoch_ms;   // snowflake.epoch, parsed
-extern int reservation_window_ms;  // snowflake.reservation_window
-extern int reservation_timeout_ms; // snowflake.reservation_timeout
+extern int shard_id;     // snowflake.shard_id
+extern int shard_count;  // snowflake.shard_count: snowflake() issues on shard_id ... + count - 1
+extern int on_shard_collision;      // snowflake.on_shard_collision: WARNING or ERROR
+extern int shard_id_source;         // the GucSource snowflake.shard_id was last set from
+extern int max_lead_ms;             // snowflake.max_lead
+extern int max_clock_offset_ms;     // snowflake.max_clock_offset
+extern int64_t epoch_ms;            // snowflake.epoch, parsed
+extern int reservation_window_ms;   // snowflake.reservation_window
+extern int reservation_timeout_ms;  // snowflake.reservation_timeout
 
 // Lease mode (snowflake.shard_source = etcd): the shards come from a lease in etcd.
-extern bool lease_mode;           // snowflake.shard_source is etcd (fixed at start)
-extern char *etcd_endpoints;      // snowflake.etcd_endpoints
-extern char *etcd_prefix;         // snowflake.etcd_prefix
+extern bool lease_mode;                           // snowflake.shard_source is etcd (fixed at start)
+extern char *etcd_endpoints;                      // snowflake.etcd_endpoints
+extern char *etcd_prefix;                         // snowflake.etcd_prefix
 extern uint32_t shard_pool_low, shard_pool_high;  // snowflake.shard_pool, parsed
-extern int lease_ttl_s;           // snowflake.lease_ttl
-extern int lease_renew_ms;        // snowflake.lease_renew
-extern int lease_fail_after_ms;   // snowflake.lease_fail_after
-extern char *mask_key_file;      // snowflake.mask_key_file
+extern int lease_ttl_s;                           // snowflake.lease_ttl
+extern int lease_renew_ms;                        // snowflake.lease_renew
+extern int lease_fail_after_ms;                   // snowflake.lease_fail_after
+extern char *mask_key_file;                       // snowflake.mask_key_file
 extern char *etcd_cafile, *etcd_certfile, *etcd_keyfile, *etcd_user, *etcd_password_file;
 // Why lease mode cannot work with these settings (set at start, "" when it can): the server
 // runs, and snowflake() refuses with this.

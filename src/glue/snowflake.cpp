@@ -20,9 +20,9 @@ using namespace snowflake;
 using namespace snowflake::glue;
 
 pg_noinline void raise_bad_shard(int32 shard) {
-  ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                  errmsg("shard %d is out of range", shard),
-                  errdetail("A shard is an integer from 0 to %u.", kMaxShard)));
+  ereport(ERROR,
+          (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("shard %d is out of range", shard),
+           errdetail("A shard is an integer from 0 to %u.", kMaxShard)));
 }
 
 pg_noinline void raise_range_too_far() {
@@ -96,8 +96,8 @@ int64 issue_leased(int32 shard) {
       continue;
     }
     const uint32_t first = lease_word_first(word), count = lease_word_count(word);
-    if (shard >= 0 && (static_cast<uint32_t>(shard) < first ||
-                       static_cast<uint32_t>(shard) >= first + count))
+    if (shard >= 0 &&
+        (static_cast<uint32_t>(shard) < first || static_cast<uint32_t>(shard) >= first + count))
       raise_shard_not_leased(shard, word);
     if (unlikely(word != leased_word)) {
       range_cursor = RangeCursor{};
@@ -147,13 +147,13 @@ TimestampTz id_timestamp(uint64_t id, int64_t epoch = epoch_ms) {
 // An epoch given as an argument, in Unix milliseconds: what snowflake.epoch accepts, as a
 // timestamptz (finite, on a whole millisecond, 1970-01-01 to 2100-01-01 UTC).
 int64_t checked_epoch(TimestampTz epoch) {
-  if (TIMESTAMP_NOT_FINITE(epoch) || epoch % 1000 != 0 ||
-      epoch < unix_ms_to_timestamptz(0) || epoch > unix_ms_to_timestamptz(kMaxEpochMs))
-    ereport(ERROR,
-            (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-             errmsg("epoch is not a valid snowflake epoch"),
-             errdetail("An epoch is a finite time on a whole millisecond, from 1970-01-01 to "
-                       "2100-01-01 00:00:00 UTC, as snowflake.epoch.")));
+  if (TIMESTAMP_NOT_FINITE(epoch) || epoch % 1000 != 0 || epoch < unix_ms_to_timestamptz(0) ||
+      epoch > unix_ms_to_timestamptz(kMaxEpochMs))
+    ereport(
+        ERROR,
+        (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("epoch is not a valid snowflake epoch"),
+         errdetail("An epoch is a finite time on a whole millisecond, from 1970-01-01 to "
+                   "2100-01-01 00:00:00 UTC, as snowflake.epoch.")));
   return timestamptz_to_unix_ms(epoch);
 }
 
@@ -192,8 +192,8 @@ Datum out_record(FunctionCallInfo fcinfo, const Datum *values, int count) {
                            get_func_name(fcinfo->flinfo->fn_oid))));
   bool nulls[8] = {};
   if (desc->natts != count || count > static_cast<int>(lengthof(nulls)))
-    elog(ERROR, "%s returns %d columns, not %d", get_func_name(fcinfo->flinfo->fn_oid),
-         desc->natts, count);
+    elog(ERROR, "%s returns %d columns, not %d", get_func_name(fcinfo->flinfo->fn_oid), desc->natts,
+         count);
   desc = BlessTupleDesc(desc);
   return HeapTupleGetDatum(heap_form_tuple(desc, const_cast<Datum *>(values), nulls));
 }

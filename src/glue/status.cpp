@@ -39,7 +39,9 @@ void put_time(Datum *values, bool *nulls, int i, uint64_t unix_ms) {
   nulls[i] = unix_ms == 0;
 }
 
-void put_count(Datum *values, int i, uint64_t n) { values[i] = Int64GetDatum(static_cast<int64>(n)); }
+void put_count(Datum *values, int i, uint64_t n) {
+  values[i] = Int64GetDatum(static_cast<int64>(n));
+}
 
 }  // namespace
 
@@ -74,8 +76,8 @@ SNOWFLAKE_FUNCTION(snowflake_status) {
   const int err = r.write_errno.load();
   if (err != 0) {
     errno = err;
-    values[10] = CStringGetTextDatum(
-        psprintf("could not write the snowflake reservation file \"snowflake.reservation.tmp\": %m"));
+    values[10] = CStringGetTextDatum(psprintf(
+        "could not write the snowflake reservation file \"snowflake.reservation.tmp\": %m"));
   }
   nulls[10] = err == 0;
   put_time(values, nulls, 11, r.replayed_unix_ms.load());
@@ -161,8 +163,7 @@ SNOWFLAKE_FUNCTION(snowflake_streams) {
     put_stream(rsinfo, "uuidv7", -1, uuid >> kUuidCounterBits,
                static_cast<int64>(uuid & ((1u << kUuidCounterBits) - 1)), now_ms);
   const uint64_t ulid_hi = state.streams.ulid.hi.load(std::memory_order_relaxed);
-  if (ulid_hi != 0)
-    put_stream(rsinfo, "ulid", -1, ulid_hi >> (kUlidRandomBits - 64), -1, now_ms);
+  if (ulid_hi != 0) put_stream(rsinfo, "ulid", -1, ulid_hi >> (kUlidRandomBits - 64), -1, now_ms);
   return (Datum)0;
 }
 

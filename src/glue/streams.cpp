@@ -17,9 +17,9 @@ Sources128 backend_sources128() {
 }
 
 void raise_exhausted(const char *kind) {
-  ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
-                  errmsg("%s values are exhausted: the clock is past the range of the layout",
-                         kind)));
+  ereport(ERROR,
+          (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+           errmsg("%s values are exhausted: the clock is past the range of the layout", kind)));
   pg_unreachable();
 }
 

@@ -106,13 +106,9 @@ SNOWFLAKE_FUNCTION(ulid_le) { return BoolGetDatum(cmp(fcinfo) <= 0); }
 SNOWFLAKE_FUNCTION(ulid_gt) { return BoolGetDatum(cmp(fcinfo) > 0); }
 SNOWFLAKE_FUNCTION(ulid_ge) { return BoolGetDatum(cmp(fcinfo) >= 0); }
 
-SNOWFLAKE_FUNCTION(ulid_smaller) {
-  return PG_GETARG_DATUM(cmp(fcinfo) <= 0 ? 0 : 1);
-}
+SNOWFLAKE_FUNCTION(ulid_smaller) { return PG_GETARG_DATUM(cmp(fcinfo) <= 0 ? 0 : 1); }
 
-SNOWFLAKE_FUNCTION(ulid_larger) {
-  return PG_GETARG_DATUM(cmp(fcinfo) >= 0 ? 0 : 1);
-}
+SNOWFLAKE_FUNCTION(ulid_larger) { return PG_GETARG_DATUM(cmp(fcinfo) >= 0 ? 0 : 1); }
 
 SNOWFLAKE_FUNCTION(ulid_sortsupport) {
   SortSupport ssup = reinterpret_cast<SortSupport>(PG_GETARG_POINTER(0));
@@ -120,9 +116,7 @@ SNOWFLAKE_FUNCTION(ulid_sortsupport) {
   PG_RETURN_VOID();
 }
 
-SNOWFLAKE_FUNCTION(ulid_hash) {
-  return hash_any(arg_ulid(fcinfo, 0)->data, 16);
-}
+SNOWFLAKE_FUNCTION(ulid_hash) { return hash_any(arg_ulid(fcinfo, 0)->data, 16); }
 
 SNOWFLAKE_FUNCTION(ulid_hash_extended) {
   return hash_any_extended(arg_ulid(fcinfo, 0)->data, 16, PG_GETARG_INT64(1));

@@ -1,6 +1,6 @@
-// libFuzzer target over the ULID and TypeID text parsers and every decoder of the core: no input may
-// crash, read out of bounds or hit undefined behaviour (built with ASan and UBSan), and
-// every value that parses or decodes must round-trip exactly.
+// libFuzzer target over the ULID and TypeID text parsers and every decoder of the core: no input
+// may crash, read out of bounds or hit undefined behaviour (built with ASan and UBSan), and every
+// value that parses or decodes must round-trip exactly.
 #include "core/foreign_codec.hpp"
 #include "core/id128.hpp"
 #include "core/layout.hpp"

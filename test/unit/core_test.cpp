@@ -27,9 +27,9 @@ using SharedState = SharedStateT<SpinLock>;
 
 namespace {
 
-constexpr int64_t kMs = 1000000;                 // ns
-constexpr int64_t kSecond = 1000 * kMs;          // ns
-constexpr int64_t kMinute = 60 * kSecond;        // ns
+constexpr int64_t kMs = 1000000;                     // ns
+constexpr int64_t kSecond = 1000 * kMs;              // ns
+constexpr int64_t kMinute = 60 * kSecond;            // ns
 constexpr int64_t kWallStart = 1763000000000 * kMs;  // some day in 2025, ns since 1970
 
 // A fake machine: a monotonic clock and a wall clock that tests advance and step.
@@ -41,7 +41,8 @@ struct FakeClock {
     wall += ns;
   }
   ClockTick now(ClockState &state, LocalClock &local) {
-    return clock_now(state, local, [this] { return mono; }, [this] { return wall; });
+    return clock_now(
+        state, local, [this] { return mono; }, [this] { return wall; });
   }
 };
 
@@ -121,7 +122,7 @@ TEST_F(ClockTest, BackwardStepOf10MinutesKeepsGeneratingAtRealTimeRate) {
   clock.wall -= 10 * kMinute;
   int events = 0;
   for (int i = 0; i < 5000; ++i) {  // 5 s of simulated time, one ID per ms
-    LocalClock other;                // and a fresh backend each time: still one event
+    LocalClock other;               // and a fresh backend each time: still one event
     const ClockTick t = clock.now(state, i % 2 ? local : other);
     events += t.event == ClockEvent::kStepBack;
     issue();
@@ -168,7 +169,10 @@ TEST_F(ClockTest, ForwardThenBackIsTwoEventsAndTimeNeverReturns) {
 TEST_F(ClockTest, WallClockIsReadAtMostOncePerMillisecond) {
   int wall_reads = 0;
   auto mono = [this] { return clock.mono; };
-  auto wall = [this, &wall_reads] { ++wall_reads; return clock.wall; };
+  auto wall = [this, &wall_reads] {
+    ++wall_reads;
+    return clock.wall;
+  };
   for (int i = 0; i < 1000; ++i) {
     clock_now(state, local, mono, wall);
     clock.advance(10000);  // 10 us
@@ -247,7 +251,7 @@ TEST(GeneratorTest, FiveThousandInOneMillisecondRunAheadWithoutWaiting) {
     seen.insert(r.value);
   }
   EXPECT_EQ(seen.size(), 5000u);
-  EXPECT_EQ(prev >> kSeqBits, 104u);           // 5000 = 4 * 1024 + 904
+  EXPECT_EQ(prev >> kSeqBits, 104u);  // 5000 = 4 * 1024 + 904
   EXPECT_EQ(prev & kMaxSeq, 5000u - 4 * 1024 - 1);
 }
 
@@ -259,7 +263,7 @@ TEST(GeneratorTest, LeadBoundMakesTheCallerWait) {
   EXPECT_EQ(r.step, Step::kWait);
   EXPECT_EQ(r.value, 1u);
   EXPECT_EQ(gen.last.load(), (uint64_t{102} << kSeqBits) | kMaxSeq);  // nothing consumed
-  const NextResult after = gen.next(101);  // the clock moved on
+  const NextResult after = gen.next(101);                             // the clock moved on
   EXPECT_EQ(after.step, Step::kIssued);
   EXPECT_EQ(after.value, uint64_t{103} << kSeqBits);
 }
@@ -279,7 +283,7 @@ TEST(GeneratorTest, NothingIsIssuedAtOrPastTheReservation) {
   EXPECT_EQ(r.step, Step::kReserve);
   EXPECT_EQ(r.value, 102u);
   EXPECT_EQ(gen.last.load() >> kSeqBits, 100u);  // nothing consumed
-  gen.reserved_ms = 1102;                         // extended
+  gen.reserved_ms = 1102;                        // extended
   EXPECT_EQ(gen.next(102).value, uint64_t{102} << kSeqBits);
 }
 
@@ -322,8 +326,7 @@ TEST_F(ClockTest, CarryIsAFloorWithinTheHoldAndRunsFromBeyondIt) {
             Carried::kBelow);
   EXPECT_EQ(state.floor_base_ns.load(), kClockUnset);
   // The hold ahead, exactly: a floor line, the offset untouched, no step.
-  EXPECT_EQ(clock_carry(state, clock.wall + kHold, clock.mono, clock.wall, kHold),
-            Carried::kFloor);
+  EXPECT_EQ(clock_carry(state, clock.wall + kHold, clock.mono, clock.wall, kHold), Carried::kFloor);
   EXPECT_EQ(clock_floor_at(state, clock.mono - kMs), clock.wall + kHold);
   EXPECT_EQ(state.offset_ns.load(), offset);
   EXPECT_EQ(state.steps_back.load(), 0u);
@@ -358,7 +361,7 @@ TEST_F(ClockTest, RestartTwoMinutesBehindTheReservationRunsFromItAtRealTimeRate)
   // The clock was set back 2 minutes across a restart; the reservation is where IDs were.
   const int64_t reserved = kWallStart + 2 * kMinute;
   EXPECT_EQ(clock_start_at(state, clock.mono, clock.wall, reserved, kHold), 2 * kMinute);
-  EXPECT_EQ(state.steps_back.load(), 1u);  // beyond the hold: a step, counted once
+  EXPECT_EQ(state.steps_back.load(), 1u);              // beyond the hold: a step, counted once
   EXPECT_EQ(state.floor_base_ns.load(), kClockUnset);  // run from, not held by a floor
   const ClockTick first = clock.now(state, local);
   EXPECT_EQ(first.unix_ns, reserved);
@@ -524,8 +527,10 @@ TEST(GeneratorTest, ThreadsSharingOneSlotNeverCollide) {
       got[t].reserve(kPerThread);
       while (got[t].size() < kPerThread) {
         const NextResult r = next_state<kSeqBits>(slot, now, Limits{10, kMaxTimeMs, UINT64_MAX});
-        if (r.step == Step::kIssued) got[t].push_back(r.value);
-        else now += r.value;  // the fake clock catches up
+        if (r.step == Step::kIssued)
+          got[t].push_back(r.value);
+        else
+          now += r.value;  // the fake clock catches up
       }
     });
   for (auto &th : threads) th.join();
@@ -794,7 +799,7 @@ TEST(TscMono, LimitsFromTheNominalRate) {
   const CounterLimits ghz = CounterLimits::for_hz(1000000000);  // ARMv8.6 and later
   EXPECT_LT(ghz.min_mult, uint64_t{1} << 32);
   EXPECT_GT(ghz.max_mult, uint64_t{1} << 32);
-  EXPECT_EQ(ghz.max_bracket, 10001u);  // 10 us
+  EXPECT_EQ(ghz.max_bracket, 10001u);                        // 10 us
   const CounterLimits mhz = CounterLimits::for_hz(1000000);  // 1000 ns per tick
   EXPECT_LT(mhz.min_mult, uint64_t{1000} << 32);
   EXPECT_GT(mhz.max_mult, uint64_t{1000} << 32);
@@ -871,9 +876,10 @@ TEST(CpuCounter, TscMonoFollowsTheClock) {
     worst = std::max(worst, off);
     ++reads;
   }
-  std::printf("[   INFO   ] %d readings through TscMono, the farthest %lld ns outside the clock "
-              "read around it\n",
-              reads, static_cast<long long>(worst));
+  std::printf(
+      "[   INFO   ] %d readings through TscMono, the farthest %lld ns outside the clock "
+      "read around it\n",
+      reads, static_cast<long long>(worst));
   EXPECT_TRUE(c.calibrated());
   EXPECT_LE(worst, kTscSpanNs);
 }
@@ -885,20 +891,35 @@ TEST_F(ClockTest, WallComparisonUsesRealReadings) {
   int fast_reads = 0, real_reads = 0;
   clock.advance(kMs);
   const ClockTick t = clock_now(
-      state, local, [&] { ++fast_reads; return clock.mono + 777; },
-      [&] { ++real_reads; return clock.mono; }, [&] { return clock.wall; });
+      state, local,
+      [&] {
+        ++fast_reads;
+        return clock.mono + 777;
+      },
+      [&] {
+        ++real_reads;
+        return clock.mono;
+      },
+      [&] { return clock.wall; });
   EXPECT_EQ(fast_reads, 1);
-  EXPECT_EQ(real_reads, 2);  // the pair around the wall clock
+  EXPECT_EQ(real_reads, 2);          // the pair around the wall clock
   EXPECT_EQ(t.unix_ns, clock.wall);  // the offset comes from real readings, and so did m
   clock.advance(kMs / 10);
   const ClockTick u = clock_now(
-      state, local, [&] { ++fast_reads; return clock.mono + 777; },
-      [&] { ++real_reads; return clock.mono; }, [&] { return clock.wall; });
+      state, local,
+      [&] {
+        ++fast_reads;
+        return clock.mono + 777;
+      },
+      [&] {
+        ++real_reads;
+        return clock.mono;
+      },
+      [&] { return clock.wall; });
   EXPECT_EQ(fast_reads, 2);
   EXPECT_EQ(real_reads, 2);  // within the millisecond: no comparison
   EXPECT_EQ(u.unix_ns, clock.wall + 777);
 }
-
 
 TEST(Reservation, TargetReachesAWindowAndAQuarterPastNeed) {
   // Steady load: one write per window of ID time, since requests come a quarter window
@@ -1020,9 +1041,9 @@ TEST(Reservation, IdleRestartsStayAtTheBaseAndNeverStack) {
     ASSERT_EQ(r.reserved_unix_ms.load(), on_disk + 1250) << start;
     const uint64_t high = high_water_unix_ms(*state, kDefaultEpochMs);
     ASSERT_EQ(high, 0u) << start;
-    const uint64_t target = reservation_at_exit(
-        high, std::max(r.loaded_unix_ms.load(), r.replayed_unix_ms.load()),
-        r.reserved_unix_ms.load());
+    const uint64_t target =
+        reservation_at_exit(high, std::max(r.loaded_unix_ms.load(), r.replayed_unix_ms.load()),
+                            r.reserved_unix_ms.load());
     ASSERT_NE(target, 0u) << start;
     on_disk = target;
     if (start == 0) first_exit = on_disk;
@@ -1034,8 +1055,8 @@ TEST(Reservation, IdleRestartsStayAtTheBaseAndNeverStack) {
   state->init();
   state->reservation.loaded_unix_ms.store(on_disk);
   state->shards[2].last.store((on_disk + 300 - kDefaultEpochMs) << kSeqBits);
-  const uint64_t issued = reservation_at_exit(high_water_unix_ms(*state, kDefaultEpochMs),
-                                              on_disk, on_disk + 1250);
+  const uint64_t issued =
+      reservation_at_exit(high_water_unix_ms(*state, kDefaultEpochMs), on_disk, on_disk + 1250);
   EXPECT_EQ(issued, on_disk + 301);
   for (int start = 0; start < 3; ++start)
     EXPECT_EQ(reservation_at_exit(0, issued, issued + 1250), issued) << start;

@@ -13,7 +13,8 @@ TEST(Etcd, Base64RoundTrips) {
   EXPECT_EQ(base64_encode("abc"), "YWJj");
   EXPECT_EQ(base64_encode("/snowflake/owner/0007"), "L3Nub3dmbGFrZS9vd25lci8wMDA3");
   std::string out;
-  for (const std::string &s : std::vector<std::string>{"", "a", "ab", "abc", "abcd", std::string("\0\xff\x10", 3)}) {
+  for (const std::string &s :
+       std::vector<std::string>{"", "a", "ab", "abc", "abcd", std::string("\0\xff\x10", 3)}) {
     ASSERT_TRUE(base64_decode(base64_encode(s), &out)) << s;
     EXPECT_EQ(out, s);
   }
@@ -57,8 +58,8 @@ TEST(Etcd, Answers) {
   ASSERT_TRUE(etcd_parse_keepalive(
       R"({"result":{"header":{"revision":"9"},"ID":"2324035594113753365","TTL":"5"}})", &ttl));
   EXPECT_EQ(ttl, 5);
-  ASSERT_TRUE(
-      etcd_parse_keepalive(R"({"result":{"header":{"revision":"9"},"ID":"23240355941137"}})", &ttl));
+  ASSERT_TRUE(etcd_parse_keepalive(
+      R"({"result":{"header":{"revision":"9"},"ID":"23240355941137"}})", &ttl));
   EXPECT_EQ(ttl, 0);
   EXPECT_FALSE(etcd_parse_keepalive(R"({"error":"x"})", &ttl));
   EXPECT_FALSE(etcd_parse_keepalive("not json", &ttl));
@@ -67,8 +68,8 @@ TEST(Etcd, Answers) {
       R"({"error":"etcdserver: requested lease not found","message":"etcdserver: requested lease not found","code":5})",
       &message));
   EXPECT_EQ(message, "etcdserver: requested lease not found");
-  ASSERT_TRUE(etcd_parse_error(R"({"error":{"grpc_code":14,"http_code":503,"message":"etcdserver: no leader"}})",
-                               &message));
+  ASSERT_TRUE(etcd_parse_error(
+      R"({"error":{"grpc_code":14,"http_code":503,"message":"etcdserver: no leader"}})", &message));
   EXPECT_EQ(message, "etcdserver: no leader");
   EXPECT_FALSE(etcd_parse_error(R"({"header":{}})", &message));
 }

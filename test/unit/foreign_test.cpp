@@ -159,7 +159,8 @@ TEST(ForeignLayout, InstagramPublishedExample) {
 TEST(ForeignLayout, SonyflakeFromItsSource) {
   const Layout &l = layout("sonyflake");
   EXPECT_EQ(l.epoch_unix_ms, utc_ms(2014, 9, 1, 0, 0, 0, 0));
-  const uint64_t units = static_cast<uint64_t>(utc_ms(2024, 2, 29, 12, 34, 56, 780) - l.epoch_unix_ms) / 10;
+  const uint64_t units =
+      static_cast<uint64_t>(utc_ms(2024, 2, 29, 12, 34, 56, 780) - l.epoch_unix_ms) / 10;
   const uint64_t id = units << 24 | uint64_t{17} << 16 | 0xBEEF;
   const Fields f = decode(l, id);
   EXPECT_EQ(f.unix_ms, utc_ms(2024, 2, 29, 12, 34, 56, 780));
@@ -274,9 +275,9 @@ TEST(ForeignCodec, KsuidEdges) {
 namespace {
 
 constexpr int64_t kMs = 1000000;
-constexpr int64_t kNow = 1763000000000;  // ms
+constexpr int64_t kNow = 1763000000000;        // ms
 constexpr int64_t kMonoAtNow = 3600000 * kMs;  // the monotonic clock at kNow: an hour of uptime
-constexpr int64_t kMarginLead = 750000;  // a floor line at its raising reading, past its time
+constexpr int64_t kMarginLead = 750000;        // a floor line at its raising reading, past its time
 
 // The clock reads kNow at kMonoAtNow and follows the monotonic clock. Times are given as the
 // clock's (without the floor); observe() passes what snowflake_observe does: a tick (the
@@ -391,9 +392,9 @@ TEST_F(Observe, AZeroBoundAllowsTheClocksOwnMillisecond) {
 TEST_F(Observe, AnUnstartedClockRefuses) {
   state.init();
   const int64_t mono = mono_at(kNow * kMs);
-  EXPECT_EQ(clock_observe(state, clock_peek(state, mono), clock_unfloored(state, mono), mono,
-                          kNow, 5000),
-            Observed::kTooFarAhead);
+  EXPECT_EQ(
+      clock_observe(state, clock_peek(state, mono), clock_unfloored(state, mono), mono, kNow, 5000),
+      Observed::kTooFarAhead);
   EXPECT_EQ(state.floor_base_ns.load(), kClockUnset);
 }
 

@@ -39,8 +39,8 @@ struct FakeStore {
   int64_t now = 1000 * kMs;  // the store's clock: the same rate as every server's
   int64_t next_lease = 100;
   std::map<int64_t, std::pair<int64_t, int64_t>> leases;  // id -> (expiry, ttl)
-  std::map<uint32_t, int64_t> owners;                      // shard -> lease
-  std::map<uint32_t, StoredMark> marks;                    // shard -> mark, without a lease
+  std::map<uint32_t, int64_t> owners;                     // shard -> lease
+  std::map<uint32_t, StoredMark> marks;                   // shard -> mark, without a lease
   void expire() {
     for (auto it = leases.begin(); it != leases.end();) {
       if (it->second.first <= now) {
@@ -124,8 +124,7 @@ struct Server : LeaseHost {
   std::vector<std::string> events;
   std::unique_ptr<LeaseMachine> machine;
 
-  Server(FakeStore &s, const LeaseSettings &settings, int64_t offset_ms = 0,
-         int64_t preferred = -1)
+  Server(FakeStore &s, const LeaseSettings &settings, int64_t offset_ms = 0, int64_t preferred = -1)
       : store(s), link(s), ids_offset_ms(offset_ms) {
     slot.init();
     machine = std::make_unique<LeaseMachine>(slot, *this, settings, preferred);
@@ -210,7 +209,8 @@ TEST(LeaseSettings, ParsePool) {
   EXPECT_EQ(hi, 7u);
   ASSERT_TRUE(parse_shard_pool("100 - 200", 8191, &lo, &hi));
   EXPECT_EQ(hi, 200u);
-  for (const char *bad : {"", "-", "5-", "-5", "9-3", "0-8192", "a-b", "1-2-3", "1,2", "99999999999"})
+  for (const char *bad :
+       {"", "-", "5-", "-5", "9-3", "0-8192", "a-b", "1-2-3", "1,2", "99999999999"})
     EXPECT_FALSE(parse_shard_pool(bad, 8191, &lo, &hi)) << bad;
 }
 
@@ -226,7 +226,7 @@ TEST(ChooseRange, LowestFreeRunOrThePreferredOne) {
   EXPECT_EQ(choose_range({5, 7}, 5, 7, 2, -1), -1);     // room, but not in a row
   EXPECT_EQ(choose_range({1, 2}, 0, 3, 1, -1), 0);
   EXPECT_EQ(choose_range({0, 1, 2}, 0, 3, 1, -1), 3);
-  EXPECT_EQ(choose_range({100}, 5, 7, 3, -1), 5);       // held outside the pool: ignored
+  EXPECT_EQ(choose_range({100}, 5, 7, 3, -1), 5);  // held outside the pool: ignored
 }
 
 TEST(Lease, ServersWithOneConfigurationTakeDistinctShards) {
@@ -400,7 +400,8 @@ TEST(Lease, AnyMarkOfAnotherEpochInTheRangeIsRefused) {
   Server a(store, settings(4, 5, 2));
   run(store, {&a}, 500);
   EXPECT_EQ(a.slot.word.load(), 0u);
-  EXPECT_NE(a.machine->last_error().find("shards 4 to 5 hold IDs issued with snowflake.epoch 1288834974657"),
+  EXPECT_NE(a.machine->last_error().find(
+                "shards 4 to 5 hold IDs issued with snowflake.epoch 1288834974657"),
             std::string::npos)
       << a.machine->last_error();
 }

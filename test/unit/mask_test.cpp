@@ -34,7 +34,8 @@ void unhex(const char *h, uint8_t *out) {
 // Master key 00 01 02 ... 1f with id 7, active, and key 0 beside it.
 const char kKeyFile[] =
     "# test keys\n"
-    "0 " "ffeeddccbbaa99887766554433221100ffeeddccbbaa99887766554433221100\n"
+    "0 "
+    "ffeeddccbbaa99887766554433221100ffeeddccbbaa99887766554433221100\n"
     "7 000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f active  # current\n";
 
 sf::MaskKeySet parse_ok(const std::string &text) {
@@ -90,11 +91,11 @@ TEST(MaskVectors, Aes256Fips197) {
 // The SipHash paper's reference vectors (key 00..0f, messages 00, 00 01, ...), as uuidv47's
 // tests give them for lengths 0 to 12, and the 64-byte one.
 TEST(MaskVectors, SipHash24Reference) {
-  const char *expected[] = {
-      "310e0edd47db6f72", "fd67dc93c539f874", "5a4fa9d909806c0d", "2d7efbd796666785",
-      "b7877127e09427cf", "8da699cd64557618", "cee3fe586e46c9cb", "37d1018bf50002ab",
-      "6224939a79f5f593", "b0e4a90bdf82009e", "f3b9dd94c5bb5d7a", "a7ad6b22462fb3f4",
-      "fbe50e86bc8f1e75"};
+  const char *expected[] = {"310e0edd47db6f72", "fd67dc93c539f874", "5a4fa9d909806c0d",
+                            "2d7efbd796666785", "b7877127e09427cf", "8da699cd64557618",
+                            "cee3fe586e46c9cb", "37d1018bf50002ab", "6224939a79f5f593",
+                            "b0e4a90bdf82009e", "f3b9dd94c5bb5d7a", "a7ad6b22462fb3f4",
+                            "fbe50e86bc8f1e75"};
   uint8_t msg[64];
   for (int i = 0; i < 64; ++i) msg[i] = static_cast<uint8_t>(i);
   for (size_t len = 0; len < 13; ++len) {
@@ -117,14 +118,22 @@ TEST(MaskVectors, Uuidv47ReferenceOutputs) {
     const char *v7, *facade;
   };
   const Vector vectors[] = {
-      {0x0123456789abcdefULL, 0xfedcba9876543210ULL, "018f2d9f9a2a7def8c3f7b1a2c4d5e6f", "2463c7807fca4def8c3f7b1a2c4d5e6f"},
-      {0x0123456789abcdefULL, 0xfedcba9876543210ULL, "00000000000070008000000000000000", "22d97126960940008000000000000000"},
-      {0x0123456789abcdefULL, 0xfedcba9876543210ULL, "0190a1b2c3d47e5f8a9b0c1d2e3f4051", "ec328abb07ff4e5f8a9b0c1d2e3f4051"},
-      {0x0123456789abcdefULL, 0xfedcba9876543210ULL, "ffffffffffff7fffbfffffffffffffff", "92e2af2bee164fffbfffffffffffffff"},
-      {0x0706050403020100ULL, 0x0f0e0d0c0b0a0908ULL, "018f2d9f9a2a7def8c3f7b1a2c4d5e6f", "399714620f9f4def8c3f7b1a2c4d5e6f"},
-      {0x0706050403020100ULL, 0x0f0e0d0c0b0a0908ULL, "00000000000070008000000000000000", "d2d1776f12b140008000000000000000"},
-      {0x0706050403020100ULL, 0x0f0e0d0c0b0a0908ULL, "0190a1b2c3d47e5f8a9b0c1d2e3f4051", "ac5703c9a8ed4e5f8a9b0c1d2e3f4051"},
-      {0x0706050403020100ULL, 0x0f0e0d0c0b0a0908ULL, "ffffffffffff7fffbfffffffffffffff", "4b879cd94b5a4fffbfffffffffffffff"},
+      {0x0123456789abcdefULL, 0xfedcba9876543210ULL, "018f2d9f9a2a7def8c3f7b1a2c4d5e6f",
+       "2463c7807fca4def8c3f7b1a2c4d5e6f"},
+      {0x0123456789abcdefULL, 0xfedcba9876543210ULL, "00000000000070008000000000000000",
+       "22d97126960940008000000000000000"},
+      {0x0123456789abcdefULL, 0xfedcba9876543210ULL, "0190a1b2c3d47e5f8a9b0c1d2e3f4051",
+       "ec328abb07ff4e5f8a9b0c1d2e3f4051"},
+      {0x0123456789abcdefULL, 0xfedcba9876543210ULL, "ffffffffffff7fffbfffffffffffffff",
+       "92e2af2bee164fffbfffffffffffffff"},
+      {0x0706050403020100ULL, 0x0f0e0d0c0b0a0908ULL, "018f2d9f9a2a7def8c3f7b1a2c4d5e6f",
+       "399714620f9f4def8c3f7b1a2c4d5e6f"},
+      {0x0706050403020100ULL, 0x0f0e0d0c0b0a0908ULL, "00000000000070008000000000000000",
+       "d2d1776f12b140008000000000000000"},
+      {0x0706050403020100ULL, 0x0f0e0d0c0b0a0908ULL, "0190a1b2c3d47e5f8a9b0c1d2e3f4051",
+       "ac5703c9a8ed4e5f8a9b0c1d2e3f4051"},
+      {0x0706050403020100ULL, 0x0f0e0d0c0b0a0908ULL, "ffffffffffff7fffbfffffffffffffff",
+       "4b879cd94b5a4fffbfffffffffffffff"},
   };
   for (const Vector &v : vectors) {
     uint8_t key[16], u[16], f[16], back[16];
@@ -163,9 +172,10 @@ TEST(MaskKeys, ParsesTheDocumentedFormat) {
   EXPECT_EQ(hex(set.entries[1].key, 32),
             "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f");
   // What `openssl rand -hex 32` prints, upper case too, and tabs.
-  EXPECT_EQ(parse_ok("255\tABCDEF0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789\tactive")
-                .active,
-            255);
+  EXPECT_EQ(
+      parse_ok("255\tABCDEF0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789\tactive")
+          .active,
+      255);
 }
 
 TEST(MaskKeys, ProblemsNameTheLineAndNeverTheKey) {
@@ -176,16 +186,21 @@ TEST(MaskKeys, ProblemsNameTheLineAndNeverTheKey) {
             "no key is marked active (add the word active after one key)");
   EXPECT_EQ(parse_problem("1 " + k + " active\n2 " + k + " active\n"),
             "line 2: line 1 is marked active too: mark one key");
-  EXPECT_EQ(parse_problem("1 " + k + " active\n1 " + k + "\n"), "line 2: key id 1 is also on line 1");
-  EXPECT_EQ(parse_problem("256 " + k + " active\n"), "line 1: the key id is not a number from 0 to 255");
-  EXPECT_EQ(parse_problem("-1 " + k + " active\n"), "line 1: the key id is not a number from 0 to 255");
+  EXPECT_EQ(parse_problem("1 " + k + " active\n1 " + k + "\n"),
+            "line 2: key id 1 is also on line 1");
+  EXPECT_EQ(parse_problem("256 " + k + " active\n"),
+            "line 1: the key id is not a number from 0 to 255");
+  EXPECT_EQ(parse_problem("-1 " + k + " active\n"),
+            "line 1: the key id is not a number from 0 to 255");
   EXPECT_EQ(parse_problem("1 " + k.substr(2) + " active\n"),
             "line 1: the key is not 64 hex digits (256 bits)");
   EXPECT_EQ(parse_problem("1 " + k.substr(1) + "g active\n"),
             "line 1: the key is not 64 hex digits (256 bits)");
   EXPECT_EQ(parse_problem("1\n"), "line 1: no key after the key id");
-  EXPECT_EQ(parse_problem("1 " + k + " current\n"), "line 1: after the key, only the word active may follow");
-  EXPECT_EQ(parse_problem("1 " + k + " active yes\n"), "line 1: after the word active, nothing may follow");
+  EXPECT_EQ(parse_problem("1 " + k + " current\n"),
+            "line 1: after the key, only the word active may follow");
+  EXPECT_EQ(parse_problem("1 " + k + " active yes\n"),
+            "line 1: after the word active, nothing may follow");
 }
 
 // Known answers, computed independently (Python's hmac, hashlib and the cryptography
@@ -195,7 +210,8 @@ TEST(MaskToken, KnownAnswers) {
   ring.reset(parse_ok(kKeyFile));
   EXPECT_EQ(mask(ring, 1234, ""), "5ph0pgmbxcr0v4m90nmk4yt877");
   EXPECT_EQ(mask(ring, 1234, "ord"), "ord_3w2qfmhwvfy8ggeb43ngyngvxq");
-  sf::MaskKeySet zero = parse_ok("0 000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f active");
+  sf::MaskKeySet zero =
+      parse_ok("0 000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f active");
   sf::MaskKeyring ring0;
   ring0.reset(zero);
   EXPECT_EQ(mask(ring0, -1, "user"), "user_0qpfd9013bsh0gpqns8g9hy5sm");
@@ -216,7 +232,8 @@ TEST(MaskToken, RoundTripsEqualIdsEqualTokensAnyCase) {
   ring.reset(parse_ok(kKeyFile));
   std::mt19937_64 rng(1);
   for (int n = 0; n < 20000; ++n) {
-    const int64_t id = n < 4 ? (int64_t[]){0, 1, INT64_MAX, INT64_MIN}[n] : static_cast<int64_t>(rng());
+    const int64_t id =
+        n < 4 ? (int64_t[]){0, 1, INT64_MAX, INT64_MIN}[n] : static_cast<int64_t>(rng());
     const std::string prefix = n % 2 ? "ord" : "";
     const std::string t = mask(ring, id, prefix);
     ASSERT_EQ(t.size(), prefix.empty() ? 26u : 30u);
@@ -251,7 +268,8 @@ TEST(MaskToken, ChangedTokensAreRejected) {
     const std::string t = mask(ring, static_cast<int64_t>(rng()), "ord");
     for (size_t i = 4; i < t.size(); ++i) {
       std::string c = t;
-      do c[i] = alphabet[rng() % 32]; while (c[i] == t[i]);
+      do c[i] = alphabet[rng() % 32];
+      while (c[i] == t[i]);
       int64_t id;
       const sf::TokenParse r = unmask(ring, c, &id);
       ASSERT_TRUE(r == sf::TokenParse::kNotAuthentic || r == sf::TokenParse::kOverflow) << c;

@@ -238,7 +238,8 @@ TEST(TypeidCodec, SuffixCharacters) {
       EXPECT_EQ(p, TypeidProblem::kOk) << c;
     } else if (c == '_') {
       EXPECT_NE(p, TypeidProblem::kOk) << c;  // now a prefix "user_01h455vb4pex5" with digits
-    } else if (c >= 'A' && c <= 'Z' && alphabet.find(static_cast<char>(c - 'A' + 'a')) != std::string::npos) {
+    } else if (c >= 'A' && c <= 'Z' &&
+               alphabet.find(static_cast<char>(c - 'A' + 'a')) != std::string::npos) {
       EXPECT_EQ(p, TypeidProblem::kSuffixUppercase) << c;
     } else {
       EXPECT_EQ(p, TypeidProblem::kSuffixBadCharacter) << c;
