@@ -1,20 +1,20 @@
-"""The ORM recipes as the README gives them: the ```python blocks of its "### ORMs" section,
-run as they are, so that the README's code is the code under test."""
+"""The ORM recipes as docs/applications.md gives them: the ```python blocks of its "## ORMs"
+section, run as they are, so that the documented code is the code under test."""
 import os
 import re
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-HEADING = "### ORMs"
+HEADING = "## ORMs"
 
 
 def section():
     """(file name, line number of the heading, text of the section up to the next heading
     of level 1 to 3)."""
-    name = "README.md"
+    name = "docs/applications.md"
     with open(os.path.join(ROOT, name), encoding="utf-8") as f:
         lines = f.read().split("\n")
     if HEADING not in lines:
-        raise AssertionError(f"no '{HEADING}' section in README.md")
+        raise AssertionError(f"no '{HEADING}' section in {name}")
     start = lines.index(HEADING)
     end = start + 1
     while end < len(lines) and not re.match(r"#{1,3} ", lines[end]):
