@@ -176,6 +176,8 @@ Datum ulid_mask_datum(FunctionCallInfo fcinfo, bool unmask_it) {
 }  // namespace
 
 SNOWFLAKE_FUNCTION(snowflake_mask) {
+  // PG_NARGS(): a catalog made by another build may declare fewer arguments.
+  if (PG_NARGS() < 2) return mask(fcinfo, "", 0, no_prefix_check());
   const PrefixCache &p = prefix_arg(fcinfo, 1);
   return mask(fcinfo, p.prefix, p.len, p.check);
 }
@@ -183,7 +185,7 @@ SNOWFLAKE_FUNCTION(snowflake_mask) {
 // Not STRICT: a NULL prefix (the default) takes the token's own.
 SNOWFLAKE_FUNCTION(snowflake_unmask) {
   if (PG_ARGISNULL(0)) PG_RETURN_NULL();
-  return unmask(fcinfo, PG_ARGISNULL(1) ? nullptr : &prefix_arg(fcinfo, 1));
+  return unmask(fcinfo, PG_NARGS() < 2 || PG_ARGISNULL(1) ? nullptr : &prefix_arg(fcinfo, 1));
 }
 
 // Not STRICT: a NULL key id (the default) is the active key's.
