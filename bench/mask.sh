@@ -36,13 +36,12 @@ DIR=$WORK/mask-bench
 as_user rm -rf "$DIR"
 as_user mkdir -p "$DIR"
 # One master key, active, in a file only the server's user may read.
-KEY=$(openssl rand -hex 32)
+KEY_LINE=$("$ROOT/scripts/mask_key.sh" new 1)
 KEY_FILE=$DIR/mask.keys
 as_user install -m 600 /dev/null "$KEY_FILE"
-echo "1 $KEY active" | as_user tee "$KEY_FILE" >/dev/null
-# uuidv47's key for the same façade: the first 16 bytes of the derived key.
-UUID47_KEY=$(printf %s 'snowflake mask uuidv47 v1' |
-  openssl dgst -sha256 -mac HMAC -macopt "hexkey:$KEY" -r | cut -c1-32)
+echo "$KEY_LINE" | as_user tee "$KEY_FILE" >/dev/null
+# uuidv47's key for the same façades.
+UUID47_KEY=$("$ROOT/scripts/mask_key.sh" uuidv47 "$(echo "$KEY_LINE" | cut -d' ' -f2)")
 
 # The table fits in shared buffers many times over (a scan of more than a quarter of them
 # would go through a small ring); one backend per statement, no JIT: the same work each round.

@@ -29,11 +29,11 @@ as_user env npm_config_cache="$WORK/npm-cache" npm_config_update_notifier=false 
 KEY_FILE=$WORK/drivers/mask.keys
 as_user mkdir -p "$WORK/drivers"
 as_user install -m 600 /dev/null "$KEY_FILE"
-as_user tee "$KEY_FILE" >/dev/null <<KEYS
-# masking keys of the driver tests: ID HEX [active]
-5 $(openssl rand -hex 32)
-9 $(openssl rand -hex 32) active
-KEYS
+{
+  echo "# masking keys of the driver tests: ID HEX [active]"
+  "$ROOT/scripts/mask_key.sh" new 5 | sed 's/ active$//'
+  "$ROOT/scripts/mask_key.sh" new 9
+} | as_user tee "$KEY_FILE" >/dev/null
 
 start_server "$WORK/drivers" "${SNOWFLAKE_DRIVERS_PORT:-54349}" <<CONF
 snowflake.shard_id = $SHARD
