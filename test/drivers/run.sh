@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The IDs through real drivers: psycopg 3, psycopg2 and node-postgres (pg 8, pinned by
 # package-lock.json and installed with npm ci into the work folder), and through the ORMs
-# SQLAlchemy and Django (Debian's, on psycopg2) running the README's recipes, against a
-# throwaway server with the extension preloaded. Exits non-zero when any of the five fails.
+# SQLAlchemy and Django (Debian's, on psycopg2) running the README's recipes; and masking,
+# the server's tokens against the Python client's (mask_client.py), from one key file. All
+# against a throwaway server with the extension preloaded. Exits non-zero when any of the
+# six fails.
 source "$(dirname "$0")/../../scripts/common.sh"
 
 # Debian's Node.js and npm, unless the machine has a node and an npm already (NodeSource's
@@ -10,6 +12,7 @@ source "$(dirname "$0")/../../scripts/common.sh"
 node_packages=(nodejs npm)
 if command -v node >/dev/null && command -v npm >/dev/null; then node_packages=(); fi
 install_packages python3 python3-psycopg python3-psycopg2 python3-sqlalchemy python3-django \
+  python3-cryptography openssl \
   ${node_packages[@]+"${node_packages[@]}"}
 ensure_server_user
 prepare_work
@@ -21,11 +24,27 @@ log "node $(node --version), npm $(npm --version): npm ci in $DIR"
 as_user env npm_config_cache="$WORK/npm-cache" npm_config_update_notifier=false \
   npm ci --prefix "$DIR" --no-audit --no-fund >/dev/null
 
+# Two masking keys, 9 the active one, in a file only the server's user may read (the
+# server refuses any other mode); the masking test's client reads the same file.
+KEY_FILE=$WORK/drivers/mask.keys
+as_user mkdir -p "$WORK/drivers"
+as_user install -m 600 /dev/null "$KEY_FILE"
+{
+  echo "# masking keys of the driver tests: ID HEX [active]"
+  "$ROOT/scripts/mask_key.sh" new 5 | sed 's/ active$//'
+  "$ROOT/scripts/mask_key.sh" new 9
+} | as_user tee "$KEY_FILE" >/dev/null
+
 start_server "$WORK/drivers" "${SNOWFLAKE_DRIVERS_PORT:-54349}" <<CONF
 snowflake.shard_id = $SHARD
+snowflake.mask_key_file = '$KEY_FILE'
 CONF
 trap stop_server EXIT
-"${PSQL[@]}" -c 'CREATE EXTENSION IF NOT EXISTS snowflake'
+# The data directory outlives a run: the extension's objects start afresh from this build's
+# install script (a catalog of an earlier build, of the same version, would call this build's
+# C functions with the arguments that build declared).
+"${PSQL[@]}" -c 'SET client_min_messages = warning' -c 'DROP EXTENSION IF EXISTS snowflake CASCADE' \
+  -c 'CREATE EXTENSION snowflake'
 
 failed=()
 drive() {
@@ -33,16 +52,18 @@ drive() {
   shift
   log "$name"
   as_user env -C "$DIR" PGHOST="$SERVER_SOCK" PGPORT="$SERVER_PORT" PGUSER=postgres \
-    PGDATABASE=postgres SNOWFLAKE_TEST_SHARD="$SHARD" "$@" || failed+=("$name")
+    PGDATABASE=postgres SNOWFLAKE_TEST_SHARD="$SHARD" SNOWFLAKE_MASK_KEY_FILE="$KEY_FILE" "$@" ||
+    failed+=("$name")
 }
 drive "psycopg 3" python3 test_psycopg.py
 drive "psycopg2" python3 test_psycopg2.py
 drive "node-postgres" node --test pg.test.js
 drive "SQLAlchemy" python3 test_sqlalchemy.py
 drive "Django" python3 test_django.py
+drive "masking (Python client)" python3 test_mask.py
 
 if [ ${#failed[@]} -ne 0 ]; then
   echo "drivers failed: ${failed[*]}"
   exit 1
 fi
-echo "drivers: all five passed"
+echo "drivers: all six passed"
