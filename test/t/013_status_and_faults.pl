@@ -104,7 +104,10 @@ is( columns_of('snowflake_status'),
 		lease_expires_ms => 'bigint',
 		etcd_endpoint => 'text',
 		etcd_error => 'text',
-		etcd_requests => 'bigint'),
+		etcd_requests => 'bigint',
+		mask_key_id => 'integer',
+		mask_keys => 'integer',
+		mask_key_problem => 'text'),
 	'snowflake_status() has the server\'s columns');
 is( columns_of('snowflake_streams'),
 	sorted_columns(
