@@ -110,11 +110,12 @@ test/unit/unit_tests_arm64: $(UNIT_TEST_OBJS) $(CORE_OBJS)
 	$(CXX) -pthread $(LDFLAGS) -o $@ $^ -lgtest -lgtest_main -lcurl -lcrypto
 EXTRA_CLEAN += $(UNIT_TEST_OBJS) test/unit/unit_tests_arm64
 
-# What one ID costs inside the core (ChaCha20 kernels, clock readings), for bench/run.sh.
-bench/core_costs: bench/core_costs.cpp src/core/chacha.cpp $(wildcard src/core/*.hpp)
+# What one ID costs inside the core (ChaCha20 kernels, clock readings, the streams' steps), for
+# bench/run.sh.
+bench/core_costs: bench/core_costs.cpp src/core/chacha.cpp src/core/id128.cpp $(wildcard src/core/*.hpp)
 	$(CXX) -std=c++17 -O2 -Wall -Wextra $(WERROR) -Isrc -o $@ \
 		bench/core_costs.cpp \
-		src/core/chacha.cpp
+		src/core/chacha.cpp src/core/id128.cpp
 
 # libFuzzer over the ULID, TypeID, ObjectId and KSUID parsers and the decoders, with ASan and UBSan (clang). A short run
 # by default; FUZZ_SECONDS=600 for the documented long run.

@@ -20,7 +20,8 @@
    and the best of --runs timings.
 6. The extension's shared memory.
 7. With --core-costs: what one ID costs inside the core, outside the server: each ChaCha20
-   kernel this CPU runs, and each way of reading the clock (bench/core_costs.cpp).
+   kernel this CPU runs, each way of reading the clock, and each stream's step that takes
+   the next value (bench/core_costs.cpp); and which clock reading IDs take on this machine.
 
 Writes results.md, the data files and PNG plots (gnuplot) into --out, and prints the
 Markdown. The connection comes from the usual PG* environment variables.
@@ -91,6 +92,20 @@ CONC_KINDS = [
     ("gen_random_uuid()", "gen_random_uuid()"),
 ]
 CLIENTS = [1, 2, 4, 8, 16]
+
+
+def clock_path():
+    """Which clock reading the IDs take on this machine (glue/system_clock.cpp's rule)."""
+    try:
+        with open("/sys/devices/system/clocksource/clocksource0/current_clocksource") as f:
+            source = f.read().strip()
+    except OSError:
+        return "This machine's clock source is unknown: IDs read clock_gettime()."
+    if source in ("tsc", "arch_sys_counter"):
+        return (f"This machine's kernel keeps time by `{source}`: IDs read the counter, "
+                "through TscMono.")
+    return (f"This machine's kernel keeps time by `{source}`, not by the CPU's counter: "
+            "IDs read clock_gettime().")
 
 
 def add_core_uuidv7():
@@ -453,10 +468,11 @@ def main():
     if 7 in sections and a.core_costs:
         tables = subprocess.run([a.core_costs], check=True, capture_output=True,
                                 text=True).stdout
-        md.append("\n## 7. Inside one ID: random bits and the clock\n\nOutside the server, "
-                  "best of 15 interleaved runs: each ChaCha20 kernel this CPU runs (batches of 8 "
-                  "blocks; uuidv7() draws 8 bytes per UUID), and each way of reading the "
-                  "monotonic clock (every ID reads it once).\n")
+        md.append("\n## 7. Inside one ID: random bits, the clock, the next value\n\nOutside "
+                  "the server, best of 15 interleaved runs: each ChaCha20 kernel this CPU runs "
+                  "(batches of 8 blocks; snowflake_uuidv7() draws 8 bytes per UUID), each way "
+                  "of reading the monotonic clock (every ID reads it once), and the step that "
+                  "takes a stream's next value (one per ID). " + clock_path() + "\n")
         md.append(tables.rstrip("\n"))
 
     pngs = plot(a.out, insert, conc) if insert and conc else []

@@ -1,7 +1,10 @@
-// What one ID costs inside the core, outside the server: the random bits behind uuidv7()
-// and ulid() (each ChaCha20 kernel this CPU runs) and the clock reading behind every ID.
-// Best of 15 interleaved runs each. Prints two Markdown tables.
+// What one ID costs inside the core, outside the server: the random bits behind
+// snowflake_uuidv7() and ulid() (each ChaCha20 kernel this CPU runs), the clock reading
+// behind every ID, and the step that takes the next value of a stream. Best of 15
+// interleaved runs each. Prints three Markdown tables.
 #include "core/chacha.hpp"
+#include "core/generator.hpp"
+#include "core/id128.hpp"
 #include "core/tsc_clock.hpp"
 
 #include <algorithm>
@@ -77,6 +80,38 @@ void clock_costs() {
     std::printf("| %s | %.1f | %.2f |\n", way.name, way.best, way.best / ways[0].best);
 }
 
+// ns per value taken from a stream, one thread, the clock standing still (so every value
+// runs ahead within its millisecond, as in a burst): the compare-and-swap step of
+// snowflake() and snowflake_uuidv7() (next_state), and ulid()'s step under its spinlock
+// (ulid_next).
+void step_costs() {
+  constexpr int kRuns = 15, kSteps = 1000000;
+  constexpr uint64_t kNowMs = 1000;
+  const snowflake::Limits limits{uint64_t{1} << 40, uint64_t{1} << 44, UINT64_MAX};
+  double best_cas = 1e300, best_ulid = 1e300;
+  uint64_t sum = 0;
+  for (int run = 0; run < kRuns; ++run) {
+    std::atomic<uint64_t> last{0};
+    auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < kSteps; ++i) sum += snowflake::next_state<10>(last, kNowMs, limits).value;
+    std::chrono::duration<double, std::nano> took = std::chrono::steady_clock::now() - start;
+    best_cas = std::min(best_cas, took.count() / kSteps);
+
+    snowflake::UlidSlotT<snowflake::SpinLock> slot;
+    slot.init();
+    start = std::chrono::steady_clock::now();
+    for (int i = 0; i < kSteps; ++i)
+      sum += static_cast<uint64_t>(snowflake::ulid_next(slot, kNowMs, true, i, limits).value);
+    took = std::chrono::steady_clock::now() - start;
+    best_ulid = std::min(best_ulid, took.count() / kSteps);
+  }
+  observed = static_cast<uint32_t>(sum);
+  std::printf("\n| taking the next value | ns |\n|---|---:|\n");
+  std::printf("| snowflake(), snowflake_uuidv7(): compare-and-swap (next_state) | %.1f |\n",
+              best_cas);
+  std::printf("| ulid(): 128 bits under a spinlock (ulid_next) | %.1f |\n", best_ulid);
+}
+
 int main() {
   constexpr int kRuns = 15, kBatches = 100000;
   constexpr double kBatchBytes = ChaCha20::kBatchBlocks * ChaCha20::kBlockBytes;
@@ -112,5 +147,6 @@ int main() {
   }
   observed = sink;
   clock_costs();
+  step_costs();
   return 0;
 }

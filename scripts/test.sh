@@ -89,8 +89,13 @@ regress() {
   return 1
 }
 
+# Two TAP tests at a time (SNOWFLAKE_PROVE_JOBS): most of a test's time is spent waiting
+# for servers, etcd and leases, not computing, and the tests wait for conditions, so a busy
+# machine slows them without failing them; each takes its ports through PostgreSQL's port
+# reservation and keeps its servers and etcd in a folder of its own.
 tap() {
-  if as_user make -C "$WORK/tree" -s PG_CONFIG="$PG_CONFIG" prove_installcheck; then return 0; fi
+  if as_user make -C "$WORK/tree" -s PG_CONFIG="$PG_CONFIG" prove_installcheck \
+    PROVE_FLAGS="-j${SNOWFLAKE_PROVE_JOBS:-2}"; then return 0; fi
   local f
   for f in "$WORK"/tree/tmp_check/log/regress_log_*; do
     [ -f "$f" ] || continue
