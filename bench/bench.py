@@ -94,20 +94,6 @@ CONC_KINDS = [
 CLIENTS = [1, 2, 4, 8, 16]
 
 
-def clock_path():
-    """Which clock reading the IDs take on this machine (glue/system_clock.cpp's rule)."""
-    try:
-        with open("/sys/devices/system/clocksource/clocksource0/current_clocksource") as f:
-            source = f.read().strip()
-    except OSError:
-        return "This machine's clock source is unknown: IDs read clock_gettime()."
-    if source in ("tsc", "arch_sys_counter"):
-        return (f"This machine's kernel keeps time by `{source}`: IDs read the counter, "
-                "through TscMono.")
-    return (f"This machine's kernel keeps time by `{source}`, not by the CPU's counter: "
-            "IDs read clock_gettime().")
-
-
 def add_core_uuidv7():
     """PostgreSQL 18 and later have their own uuidv7(): measured beside ours."""
     def after(table, name, row):
@@ -472,7 +458,8 @@ def main():
                   "the server, best of 15 interleaved runs: each ChaCha20 kernel this CPU runs "
                   "(batches of 8 blocks; snowflake_uuidv7() draws 8 bytes per UUID), each way "
                   "of reading the monotonic clock (every ID reads it once), and the step that "
-                  "takes a stream's next value (one per ID). " + clock_path() + "\n")
+                  "takes a stream's next value (one per ID); then which clock IDs read on this "
+                  "machine.\n")
         md.append(tables.rstrip("\n"))
 
     pngs = plot(a.out, insert, conc) if insert and conc else []

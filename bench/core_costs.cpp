@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 
 using snowflake::ChaCha20;
@@ -78,6 +79,26 @@ void clock_costs() {
   std::printf("\n| clock reading | ns | × clock_gettime |\n|---|---:|---:|\n");
   for (const Way &way : ways)
     std::printf("| %s | %.1f | %.2f |\n", way.name, way.best, way.best / ways[0].best);
+
+  // Which of them IDs take here, by the server's own rule.
+  char source[32];
+  snowflake::read_clocksource(source, sizeof source);
+  uint64_t hz = 0;
+#if defined(SNOWFLAKE_CPU_COUNTER)
+  hz = snowflake::cpu_counter_hz();
+#endif
+  const bool counter = snowflake::counter_is_kernel_clock(source, hz);
+  source[std::strcspn(source, "\n")] = '\0';
+  if (counter)
+    std::printf(
+        "\nThis machine's kernel keeps time by `%s`: IDs read the counter, through "
+        "TscMono.\n",
+        source);
+  else
+    std::printf(
+        "\nThis machine's kernel keeps time by `%s`, not by the CPU's counter: IDs read "
+        "clock_gettime().\n",
+        source[0] != '\0' ? source : "an unknown clocksource");
 }
 
 // ns per value taken from a stream, one thread, the clock standing still (so every value

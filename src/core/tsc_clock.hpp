@@ -19,6 +19,8 @@
 #include "core/pg_free.hpp"
 
 #include <cstdint>
+#include <cstdio>
+#include <cstring>
 
 namespace snowflake {
 
@@ -49,6 +51,34 @@ inline uint64_t cpu_counter_hz() noexcept {
   return hz & 0xffffffff;  // bits 63..32 are reserved
 }
 #endif
+
+// The clocksource the kernel keeps time by, as sysfs gives it ("tsc\n"); "" when unreadable.
+inline void read_clocksource(char *out, size_t size) noexcept {
+  out[0] = '\0';
+  if (FILE *f =
+          std::fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r")) {
+    if (std::fgets(out, static_cast<int>(size), f) == nullptr) out[0] = '\0';
+    std::fclose(f);
+  }
+}
+
+// Whether IDs read the CPU's counter instead of clock_gettime(): only where the kernel itself
+// keeps time by it, for then it is invariant and the same on every CPU ("tsc" on x86-64; on
+// ARM64 "arch_sys_counter", the generic timer, one counter for the whole system, whose
+// nominal rate, counter_hz, bounds the measured one). Elsewhere (kvm-clock, say, where the
+// kernel may have been told the counter is unstable) the kernel's choice stands.
+inline bool counter_is_kernel_clock(const char *clocksource, uint64_t counter_hz) noexcept {
+#if defined(__x86_64__)
+  (void)counter_hz;
+  return std::strcmp(clocksource, "tsc\n") == 0;
+#elif defined(__aarch64__)
+  return std::strcmp(clocksource, "arch_sys_counter\n") == 0 && counter_hz >= 1000000;
+#else
+  (void)clocksource;
+  (void)counter_hz;
+  return false;
+#endif
+}
 
 // What a counter's rate may be, as ns per tick in 32.32 fixed point, and the widest bracket of
 // counter readings around a real reading that still measures it (wider means preempted). A

@@ -14,24 +14,16 @@ LocalClock local_clock;
 TscMono tsc_mono;
 bool use_tsc = false;
 
-// The counter is read directly only where the kernel itself keeps time by it: then it is
-// invariant and the same on every CPU ("tsc" on x86-64; on ARM64 "arch_sys_counter", the
-// generic timer, one counter for the whole system, whose nominal rate bounds the measured
-// one). Checked once per server start (or per backend when the library is not preloaded).
+// The counter is read directly only where the kernel itself keeps time by it
+// (counter_is_kernel_clock). Checked once per server start (or per backend when the library
+// is not preloaded).
 void detect_tsc() {
 #if defined(SNOWFLAKE_CPU_COUNTER)
-  char source[32] = {};
-  if (FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r")) {
-    if (fgets(source, sizeof source, f) == nullptr) source[0] = '\0';
-    fclose(f);
-  }
-#if defined(__x86_64__)
-  use_tsc = std::strcmp(source, "tsc\n") == 0;
-#elif defined(__aarch64__)
+  char source[32];
+  read_clocksource(source, sizeof source);
   const uint64_t hz = cpu_counter_hz();
-  use_tsc = std::strcmp(source, "arch_sys_counter\n") == 0 && hz >= 1000000;
+  use_tsc = counter_is_kernel_clock(source, hz);
   if (use_tsc) tsc_mono = TscMono(hz);
-#endif
 #endif
 }
 

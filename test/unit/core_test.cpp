@@ -1088,3 +1088,19 @@ TEST(Reservation, InitClearsEveryField) {
   EXPECT_EQ(r->file_epoch_ms.load(), 0u);
   r->~Reservation();
 }
+
+// IDs read the counter only where the kernel keeps time by it: a VM's kvm-clock, whose
+// kernel may have been told the counter is unstable, keeps clock_gettime().
+TEST(TscMono, CounterOnlyWhereTheKernelKeepsTimeByIt) {
+  EXPECT_FALSE(counter_is_kernel_clock("kvm-clock\n", 0));
+  EXPECT_FALSE(counter_is_kernel_clock("hpet\n", 0));
+  EXPECT_FALSE(counter_is_kernel_clock("", 0));
+#if defined(__x86_64__)
+  EXPECT_TRUE(counter_is_kernel_clock("tsc\n", 0));
+  EXPECT_FALSE(counter_is_kernel_clock("arch_sys_counter\n", 0));
+#elif defined(__aarch64__)
+  EXPECT_TRUE(counter_is_kernel_clock("arch_sys_counter\n", 24000000));
+  EXPECT_FALSE(counter_is_kernel_clock("arch_sys_counter\n", 999999));  // no usable rate
+  EXPECT_FALSE(counter_is_kernel_clock("tsc\n", 24000000));
+#endif
+}
