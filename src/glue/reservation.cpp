@@ -12,13 +12,15 @@
 #include <algorithm>
 #include <cerrno>
 
-#include "glue/system_clock.hpp"
+#include "glue/other_databases.hpp"
 #include "glue/reservation.hpp"
 #include "glue/reservation_storage.hpp"
 #include "glue/settings.hpp"
 #include "glue/shmem.hpp"
+#include "glue/system_clock.hpp"
 
 extern "C" {
+#include "commands/extension.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
@@ -117,6 +119,12 @@ pg_noinline void raise_writer_timeout(const Reservation &r) {
                    "sets how long generators wait.")));
 }
 
+// What an operator does about a missing reservation file.
+constexpr const char *kMissingFileHint =
+    "Copy the file from the old data directory or a backup, and restart the server. If there "
+    "is none, call snowflake_reservation_create() once the system clock is past the time of "
+    "every ID already issued.";
+
 // Why a server that could run issues nothing: the operator must act (see Refusal).
 pg_noinline void raise_refusal(const Reservation &r) {
   if (r.refusal.load() == kEpochChanged)
@@ -138,9 +146,7 @@ pg_noinline void raise_refusal(const Reservation &r) {
                      "ID issued since. That time is lost (pg_upgrade without copying the "
                      "file, a restore that skipped it, or a removal): from the clock alone, "
                      "new IDs could repeat IDs already issued."),
-           errhint("Copy the file from the old data directory or a backup, and restart the "
-                   "server. If there is none, call snowflake_reservation_create() once the "
-                   "system clock is past the time of every ID already issued.")));
+           errhint(kMissingFileHint)));
 }
 
 const char *refusal_text(int refusal) {
@@ -265,6 +271,40 @@ const char *generation_refused() {
   return refusal_text(shared->reservation.refusal.load());
 }
 
+// Whether a missing reservation file may be made now. Called by the operator, the answer is
+// yes: that accepts the clock. Called by the install script, the file may be a new cluster's
+// first, or one lost where IDs were issued (pg_upgrade without the copy, a removal): it is
+// the first only when no other database has the extension, and creating the extension again
+// elsewhere (a trusted extension: any database owner may) must not accept the clock.
+static bool may_make_missing_file() {
+  if (!creating_extension) return true;
+  const OtherDatabases other = extension_in_other_databases();
+  if (other.answer == OtherDatabases::kNone) return true;
+  const char *outcome = shared != nullptr
+                            ? "Generation stays refused on this server."
+                            : "No file is made: once the library is preloaded, generation is "
+                              "refused.";
+  if (other.answer == OtherDatabases::kFound)
+    ereport(WARNING,
+            (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+             errmsg("the snowflake reservation file \"%s\" is missing, and database \"%s\" "
+                    "has the extension",
+                    kReservationFile, other.database),
+             errdetail("IDs issued there are below a time this server no longer knows: from "
+                       "the clock alone, new IDs could repeat them. %s",
+                       outcome),
+             errhint(kMissingFileHint)));
+  else
+    ereport(WARNING,
+            (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+             errmsg("the snowflake reservation file \"%s\" is missing, and database \"%s\" "
+                    "could not be checked for the extension",
+                    kReservationFile, other.database),
+             errdetail("%s: IDs may have been issued there. %s", other.why, outcome),
+             errhint(kMissingFileHint)));
+  return false;
+}
+
 void create_reservation() {
   if (shared == nullptr) {
     // Not preloaded: no writer exists, and nothing is generated; the file is only made to
@@ -274,11 +314,12 @@ void create_reservation() {
       CloseTransientFile(fd);
       return;
     }
-    (void)write_reservation_file(0, ERROR);
+    if (may_make_missing_file()) (void)write_reservation_file(0, ERROR);
     return;
   }
   Reservation &r = shared->reservation;
   if (r.refusal.load() == kEpochChanged) raise_refusal(r);
+  if (r.refusal.load() != kFileMissing || !may_make_missing_file()) return;
   int missing = kFileMissing;
   if (!r.refusal.compare_exchange_strong(missing, kNotRefused)) return;
   // The writer makes the file, with a reservation from the clock as it is now.

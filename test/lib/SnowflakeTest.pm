@@ -18,7 +18,7 @@ our @EXPORT = qw(
   faketime_library $no_faketime
   snowflake_node with_clock start_with_clock start_with_clock_file
   start_expecting_stop kill9_and_wait set_and_reload log_since lead_ms writer_pids poll_until
-  wait_for_writer ids_ahead_s new_ids_above_old);
+  wait_for_writer ids_ahead_s new_ids_above_old status_of);
 
 # Where libfaketime's preload library may be: Debian and Ubuntu (a folder per architecture),
 # Fedora and openSUSE (lib64), a build from source (/usr/local).
@@ -210,6 +210,13 @@ sub ids_ahead_s
 	my $id = $behind->safe_psql('postgres', 'SELECT snowflake()');
 	return $ahead->safe_psql('postgres',
 		"SELECT extract(epoch FROM snowflake_timestamp(snowflake()) - snowflake_timestamp($id))");
+}
+
+# $expr over $node's snowflake_status() (one row, on a primary and a standby).
+sub status_of
+{
+	my ($node, $expr) = @_;
+	return $node->safe_psql('postgres', "SELECT $expr FROM snowflake_status()");
 }
 
 # How far a new value of each kind is ahead of the clock, in ms (the largest of the three).

@@ -1,5 +1,6 @@
-# Without shared_preload_libraries: CREATE EXTENSION works, decoding works, and generating
-# raises an ERROR whose HINT names the setting; never a silent per-backend fallback.
+# Without shared_preload_libraries: CREATE EXTENSION works, decoding works, and snowflake()
+# raises an ERROR whose HINT names the setting: its shards are the server's, never a backend's
+# (the 128-bit kinds run per backend: 004_uuidv7_ulid.pl).
 use strict;
 use warnings FATAL => 'all';
 use PostgreSQL::Test::Cluster;
@@ -28,6 +29,23 @@ is( $node->safe_psql(
 	),
 	'7|t',
 	'decoding and bounds work without preloading');
+
+# The install script makes the reservation file, where no other database has the
+# extension: a file missing while one has it was lost, and creating the extension in another
+# database makes none (with the library preloaded, generation is then refused) until an
+# operator accepts the clock.
+my $file = $node->data_dir . '/snowflake.reservation';
+ok(-f $file, 'CREATE EXTENSION makes the reservation file');
+unlink($file) or die;
+$node->safe_psql('postgres', 'CREATE DATABASE second');
+my ($ret, $stdout, $stderr) = $node->psql('second', 'CREATE EXTENSION snowflake');
+is($ret, 0, 'the extension is created in a second database');
+like($stderr,
+	qr/WARNING:  the snowflake reservation file "snowflake\.reservation" is missing, and database "postgres" has the extension.*once the library is preloaded, generation is refused/s,
+	'with a WARNING that names the database that has it');
+ok(!-f $file, 'and no file is made');
+$node->safe_psql('second', 'SELECT snowflake_reservation_create()');
+ok(-f $file, 'snowflake_reservation_create() makes it');
 
 # Preloading it and restarting makes generation work in the same database.
 $node->append_conf('postgresql.conf', "shared_preload_libraries = 'snowflake'");

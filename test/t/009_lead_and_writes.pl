@@ -34,7 +34,7 @@ $node->safe_psql('postgres', 'CREATE EXTENSION snowflake');
 sub status
 {
 	my ($column) = @_;
-	return $node->safe_psql('postgres', "SELECT coalesce(max($column), 0) FROM snowflake_status()");
+	return status_of($node, "coalesce(max($column), 0)");
 }
 
 sub issue_some

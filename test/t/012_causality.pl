@@ -25,12 +25,6 @@ snowflake.max_clock_offset = '10s'
 });
 }
 
-sub status_of
-{
-	my ($node, $column) = @_;
-	return $node->safe_psql('postgres', "SELECT $column FROM snowflake_status()");
-}
-
 my $fast = server('fast', 1);
 my $slow = server('slow', 2);
 $fast->start;

@@ -37,12 +37,6 @@ snowflake.shard_id = 4
 $node->start;
 my $file = $node->data_dir . '/snowflake.reservation';
 
-sub status
-{
-	my ($expr, $on) = @_;
-	return ($on // $node)->safe_psql('postgres', "SELECT $expr FROM snowflake_status()");
-}
-
 # A function's result columns, "name type" sorted by name.
 sub columns_of
 {
@@ -72,7 +66,7 @@ SELECT count(*), bool_and(writer_pid IS NOT NULL), bool_and(NOT in_recovery),
        bool_and(generation_refused IS NULL) FROM snowflake_status()}),
 	'1|t|t|t',
 	'before any ID, snowflake_status() is one row: a primary that may generate, its writer running');
-is(status('writer_pid'), join(',', writer_pids($node)),
+is(status_of($node, 'writer_pid'), join(',', writer_pids($node)),
 	'writer_pid is the process "snowflake reservation writer"');
 is( columns_of('snowflake_status'),
 	sorted_columns(
@@ -128,7 +122,7 @@ SELECT count(*) FILTER (WHERE kind = 'snowflake' AND shard = 4 AND lead_ms < 100
                           AND lead_ms > -1000 - (extract(epoch FROM clock_timestamp()) - $first_at) * 1000),
        count(*) FILTER (WHERE kind <> 'snowflake') FROM snowflake_streams()}),
 	'1|2', 'snowflake_streams() has a row per stream that issued an ID');
-is(status('count(*)'), '1', 'and snowflake_status() is still one row');
+is(status_of($node, 'count(*)'), '1', 'and snowflake_status() is still one row');
 
 # --- Restarts with no ID between them: no lead builds up.
 $node->safe_psql('postgres', 'SELECT snowflake()');
@@ -146,7 +140,7 @@ SKIP:
 	# more than half a second ahead. Returns the lead waits it caused, how long it took, and
 	# the statements that failed (a stall ends at statement_timeout).
 	my $paced_load = sub {
-		my $waits = status('lead_waits');
+		my $waits = status_of($node, 'lead_waits');
 		my $started = time;
 		my $failed = 0;
 		for my $i (1 .. 4)
@@ -156,7 +150,7 @@ SKIP:
 			$failed++ if $ret != 0;
 			sleep 1;
 		}
-		return (status('lead_waits') - $waits, time - $started, $failed);
+		return (status_of($node, 'lead_waits') - $waits, time - $started, $failed);
 	};
 	my ($waits_right, $time_right, $failed_right) = $paced_load->();
 	diag(sprintf('with a right clock, 4 bursts of 500,000 snowflake() a second apart: %.2f s, '
@@ -262,7 +256,7 @@ SELECT (SELECT min(sf) FROM n) > (SELECT max(sf) FROM before_ids),
 # an ERROR after snowflake.reservation_timeout, and IDs flow once the writer runs again.
 is($node->safe_psql('postgres', 'SHOW snowflake.reservation_timeout'), '10s',
 	'snowflake.reservation_timeout is 10 s by default');
-my $writer = status('writer_pid');
+my $writer = status_of($node, 'writer_pid');
 kill('STOP', $writer) or die "kill -STOP $writer: $!";
 my $timed_out = 0;
 my $started = time;
@@ -309,7 +303,7 @@ $elapsed = time - $started;
 diag(sprintf('with the writer blocked in a write, the statement ended after %.2f s: %s', $elapsed,
 	$err =~ s/\n.*//sr));
 like($err, qr/ERROR:  55000: .*reservation/, 'and the generator ends with an ERROR (55000)');
-my $writes = status('reservation_writes');
+my $writes = status_of($node, 'reservation_writes');
 # (The completed write went into the FIFO, which the writer may rename into place before the
 # unlink here: the burst after it takes a write that puts a real file there.)
 sysopen(my $reader, $fifo, O_RDWR | O_NONBLOCK) or die "open fifo: $!";
@@ -317,10 +311,10 @@ unlink($fifo);
 $node->poll_query_until('postgres',
 	"SELECT reservation_writes > $writes AND writer_busy_ms IS NULL FROM snowflake_status()")
   or die 'the reservation writer did not recover';
-$writes = status('reservation_writes');
+$writes = status_of($node, 'reservation_writes');
 is($node->safe_psql('postgres', 'SELECT count(snowflake(13)) FROM generate_series(1, 3000000)'),
 	'3000000', 'once the write completes, IDs flow');
-ok(status('reservation_writes') > $writes && !-p $node->data_dir . '/snowflake.reservation',
+ok(status_of($node, 'reservation_writes') > $writes && !-p $node->data_dir . '/snowflake.reservation',
 	'and the reservation is a real file again');
 close($reader);
 $node->safe_psql('postgres', 'ALTER SYSTEM RESET snowflake.reservation_timeout');
@@ -338,7 +332,7 @@ is( $node->safe_psql('postgres', q{
 SELECT count(*), bool_and(reservation_failures > 0),
        bool_and(reservation_error LIKE '%snowflake.reservation%') FROM snowflake_status()}),
 	'1|t|t', 'snowflake_status() is one row, with the failures and the last error, which names the file');
-diag('reservation_error: ' . status('reservation_error'));
+diag('reservation_error: ' . status_of($node, 'reservation_error'));
 rmdir($node->data_dir . '/snowflake.reservation.tmp') or die;
 ok($node->poll_query_until('postgres', 'SELECT snowflake() > 0'), 'once it can write, IDs flow again');
 
@@ -375,7 +369,7 @@ foreach my $call ('snowflake()', 'snowflake(5)', 'snowflake_uuidv7()', 'ulid()')
 is( $node->safe_psql('postgres',
 		'SELECT count(*), bool_and(generation_refused IS NOT NULL) FROM snowflake_status()'),
 	'1|t', 'snowflake_status().generation_refused says why');
-diag('generation_refused: ' . status('generation_refused'));
+diag('generation_refused: ' . status_of($node, 'generation_refused'));
 $node->restart;
 ($ret, $stdout, $stderr) = $node->psql('postgres', 'SELECT snowflake()',
 	timeout => 120, timed_out => \$timed_out);
@@ -385,6 +379,24 @@ $node->safe_psql('postgres', 'CREATE ROLE plain LOGIN');
 ($ret, $stdout, $stderr) = $node->psql('postgres', 'SELECT snowflake_reservation_create()',
 	connstr => $node->connstr('postgres') . ' user=plain');
 like($stderr, qr/ERROR:/, 'an ordinary role cannot accept the clock');
+# Nor can a database owner, through the install script (the extension is trusted, so its
+# script runs as a superuser): in a cluster where another database has the extension, a
+# missing file was lost, and creating the extension again elsewhere leaves it refused.
+$node->safe_psql('postgres', 'CREATE DATABASE owned OWNER plain');
+($ret, $stdout, $stderr) = $node->psql('owned', 'CREATE EXTENSION snowflake',
+	connstr => $node->connstr('owned') . ' user=plain');
+is($ret, 0, 'a database owner creates the extension in another database');
+like($stderr,
+	qr/WARNING:  the snowflake reservation file "snowflake\.reservation" is missing, and database "postgres" has the extension/,
+	'with a WARNING that names the database that has it');
+foreach my $db ('owned', 'postgres')
+{
+	($ret, $stdout, $stderr) = $node->psql($db, 'SELECT snowflake()',
+		timeout => 120, timed_out => \$timed_out);
+	like($stderr, qr/the snowflake reservation file "snowflake\.reservation" is missing/,
+		"and generation in $db stays refused");
+}
+ok(!-f $file, 'and no file is made');
 $node->safe_psql('postgres', 'SELECT snowflake_reservation_create()');
 ok(-f $file, 'snowflake_reservation_create() writes the file');
 is( $node->safe_psql('postgres', qq{

@@ -30,21 +30,15 @@ snowflake.reservation_timeout = '${PostgreSQL::Test::Utils::timeout_default}s'
 $primary->start;
 $primary->safe_psql('postgres', 'CREATE EXTENSION snowflake');
 
-sub status
-{
-	my ($node, $expr) = @_;
-	return $node->safe_psql('postgres', "SELECT $expr FROM snowflake_status()");
-}
-
 # 1,000,000 snowflake() in one statement: its time and the lead waits it caused.
 sub pace
 {
 	my ($node) = @_;
-	my $waits = status($node, 'lead_waits');
+	my $waits = status_of($node, 'lead_waits');
 	my $started = time;
 	my ($ret, $stdout, $stderr) = $node->psql('postgres',
 		"SET statement_timeout = '60s'; SELECT count(snowflake()) FROM generate_series(1, 1000000)");
-	return ($stdout, time - $started, status($node, 'lead_waits') - $waits);
+	return ($stdout, time - $started, status_of($node, 'lead_waits') - $waits);
 }
 my ($count, $secs, $waits) = pace($primary);
 diag(sprintf('1,000,000 snowflake() on the primary: %.2f s, %d lead waits', $secs, $waits));
@@ -110,11 +104,11 @@ sub take_ids
 
 # Until the writer has extended the reservation twice with the standby confirming, so that
 # the standby holds reservations it replayed (a condition polled: a slow standby takes longer).
-my $writes = status($primary, 'reservation_writes');
+my $writes = status_of($primary, 'reservation_writes');
 my $started = time;
 my ($before, $failed_before) = take_ids($PostgreSQL::Test::Utils::timeout_default, 1,
-	sub { status($primary, 'reservation_writes') >= $writes + 2 });
-my $writes_before = status($primary, 'reservation_writes') - $writes;
+	sub { status_of($primary, 'reservation_writes') >= $writes + 2 });
+my $writes_before = status_of($primary, 'reservation_writes') - $writes;
 diag(sprintf('with the synchronous standby confirming: %d rows of IDs in %.1f s, %d errors, '
 	  . '%d reservation writes', $before, time - $started, $failed_before, $writes_before));
 ok($before > 0 && $failed_before == 0 && $writes_before >= 2,
@@ -158,7 +152,7 @@ ok($burst_err =~ /ERROR:  55000: .*reservation/,
 	'with the standby frozen, a burst stops at the end of the confirmed reservation, with an ERROR (55000)');
 $frozen_at = time;
 my ($after, $failed_after) = take_ids(4);
-my $busy = status($primary, "coalesce(writer_busy_ms::text, 'idle')");
+my $busy = status_of($primary, "coalesce(writer_busy_ms::text, 'idle')");
 diag(sprintf('then plain SELECTs: %d rows of IDs (the last %.2f s after the burst), %d errors '
 	  . 'over %.1f s; the writer: %s', $after, $last_ok_at - $frozen_at, $failed_after,
 	time - $frozen_at, $busy));
@@ -197,7 +191,7 @@ SELECT reservation_replayed_until >= greatest(snowflake_timestamp($max_sf), uuid
   FROM snowflake_status()}),
 	't', 'the reservation it replayed covers every ID the client got');
 
-my $gap = status($standby, 'clock_gap_ms');
+my $gap = status_of($standby, 'clock_gap_ms');
 ($count, $secs, $waits) = pace($standby);
 diag(sprintf('on the promoted standby: clock_gap_ms %d; 1,000,000 snowflake() took %.2f s, %d lead waits',
 	$gap, $secs, $waits));

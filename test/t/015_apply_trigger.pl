@@ -84,12 +84,6 @@ $subscriber->safe_psql('postgres',
 	"CREATE SUBSCRIPTION sub CONNECTION '" . $publisher->connstr . " dbname=postgres' PUBLICATION pub");
 $subscriber->wait_for_subscription_sync($publisher, 'sub');
 
-sub status
-{
-	my ($expr) = @_;
-	return $subscriber->safe_psql('postgres', "SELECT $expr FROM snowflake_status()");
-}
-
 # Rows that reach the subscriber: true once the query says so.
 sub arrived
 {
@@ -99,7 +93,7 @@ sub arrived
 
 # --- Values of every kind, and ones the trigger may not observe: an hour ahead (beyond
 # snowflake.max_clock_offset, a minute here), uuids of version 4, a negative bigint. 22 of them.
-my $skipped = status('observe_skipped');
+my $skipped = status_of($subscriber, 'observe_skipped');
 $publisher->safe_psql('postgres', q{
 INSERT INTO messages SELECT snowflake(), snowflake_uuidv7(), ulid(), 'now' FROM generate_series(1, 100);
 INSERT INTO messages (id, body) SELECT snowflake_at(now() + interval '1 hour') + n, 'an hour ahead'
@@ -117,7 +111,7 @@ ok( arrived(q{
 SELECT (SELECT count(*) FROM messages) = 106 AND (SELECT count(*) FROM uuid_keyed) = 20
    AND (SELECT count(*) FROM ulid_keyed) = 15 AND (SELECT count(*) FROM events) = 2}),
 	'every row arrives at the subscriber, those the trigger may not observe too');
-my $skipped_now = status('observe_skipped') - $skipped;
+my $skipped_now = status_of($subscriber, 'observe_skipped') - $skipped;
 diag("observe_skipped grew by $skipped_now");
 is($skipped_now, 22, 'each value it could not observe is skipped and counted (the primary key by default)');
 is( $subscriber->safe_psql('postgres', q{

@@ -44,19 +44,13 @@ snowflake.reservation_timeout = 5s
 } . ($extra // ''), allows_streaming => 1);
 }
 
-sub status
-{
-	my ($node, $columns) = @_;
-	return $node->safe_psql('postgres', "SELECT $columns FROM snowflake_status()");
-}
-
 sub wait_state
 {
 	my ($node, $state) = @_;
 	$node->poll_query_until('postgres',
 		"SELECT lease_state = '$state' FROM snowflake_status()")
 	  or die $node->name . " did not reach lease_state $state: "
-	  . status($node, 'lease_state, etcd_error');
+	  . status_of($node, 'lease_state, etcd_error');
 	return;
 }
 
@@ -87,9 +81,9 @@ my @fleet = map { lease_node("fleet$_", $etcd->endpoints, '0-2') } 1 .. 3;
 $_->start foreach @fleet;
 $_->safe_psql('postgres', 'CREATE EXTENSION snowflake') foreach @fleet;
 wait_state($_, 'held') foreach @fleet;
-my @shards = map { status($_, 'lease_shard') } @fleet;
+my @shards = map { status_of($_, 'lease_shard') } @fleet;
 is(join(',', sort @shards), '0,1,2', 'three servers with one configuration lease distinct shards');
-is(status($fleet[0], 'shard_source || lease_shard_count || (etcd_error IS NULL)::text'),
+is(status_of($fleet[0], 'shard_source || lease_shard_count || (etcd_error IS NULL)::text'),
 	'etcd1true', 'snowflake_status() shows the source, the range and no etcd error');
 like(slurp_file($fleet[0]->logfile), qr/WARNING:  snowflake leased shard $shards[0] from etcd/,
 	'the log says which shard was taken');
@@ -150,20 +144,20 @@ $err = wait_refusing($clone);
 like($err, qr/SF001: snowflake\(\) has no shard lease from etcd/, 'a clone with the pool full issues no ID (SF001)');
 like($err, qr/shard pool 0-2 has no 1 free shard in a row: 3 of its 3 shards are leased/,
 	'and its DETAIL says the pool is full');
-is(status($clone, 'lease_state'), 'acquiring', 'snowflake_status() shows it acquiring');
+is(status_of($clone, 'lease_state'), 'acquiring', 'snowflake_status() shows it acquiring');
 
 # fleet3 stops cleanly: its shard is free at once, and the clone starts above its IDs.
 my $max3 = $fleet[0]->safe_psql('postgres',
 	"SELECT max(id) FROM fleet_ids WHERE snowflake_shard(id) = $shards[2]");
 $fleet[2]->stop;
 wait_state($clone, 'held');
-is(status($clone, 'lease_shard'), $shards[2], 'the clone takes the shard a clean stop freed');
+is(status_of($clone, 'lease_shard'), $shards[2], 'the clone takes the shard a clean stop freed');
 ok($clone->safe_psql('postgres', "SELECT snowflake() > $max3"), 'above every ID its last holder issued');
 
 # A clean restart takes its shard back.
 $fleet[0]->restart;
 wait_state($fleet[0], 'held');
-is(status($fleet[0], 'lease_shard'), $shards[0], 'a clean restart takes its previous shard back');
+is(status_of($fleet[0], 'lease_shard'), $shards[0], 'a clean restart takes its previous shard back');
 
 # ---- Cut off: a paused proxy between one server and every etcd member.
 my $proxy = $etcd->proxy;
@@ -208,7 +202,7 @@ is( $behind->safe_psql('postgres',
 $proxy->resume;
 $cut->poll_query_until('postgres',
 	q{SELECT etcd_error LIKE '%shard pool 7-7 has no 1 free shard%' FROM snowflake_status()})
-  or die 'the healed server did not find the pool full: ' . status($cut, 'lease_state, etcd_error');
+  or die 'the healed server did not find the pool full: ' . status_of($cut, 'lease_state, etcd_error');
 like(generate_error($cut), qr/SF001/, 'healed, it refuses while the shard is held elsewhere');
 my $behind_max = $behind->safe_psql('postgres', 'SELECT snowflake()');
 $behind->stop;
@@ -247,12 +241,12 @@ $primary->backup('for_standby');
 my $standby = PostgreSQL::Test::Cluster->new('standby');
 $standby->init_from_backup($primary, 'for_standby', has_streaming => 1);
 $standby->start;
-is(status($standby, 'in_recovery, shard_source, lease_state, lease_shard IS NULL'), 't|etcd|none|t',
+is(status_of($standby, 'in_recovery, shard_source, lease_state, lease_shard IS NULL'), 't|etcd|none|t',
 	'a standby shows its lease status, and holds none');
-my $primary_shard = status($primary, 'lease_shard');
+my $primary_shard = status_of($primary, 'lease_shard');
 $standby->promote;
 wait_state($standby, 'held');
-isnt(status($standby, 'lease_shard'), $primary_shard,
+isnt(status_of($standby, 'lease_shard'), $primary_shard,
 	'promoted while its primary still runs, it leases another shard');
 is($primary->safe_psql('postgres', 'SELECT snowflake_shard(snowflake())'), $primary_shard,
 	'and the old primary still issues on its own');
@@ -278,7 +272,7 @@ like(generate_error($bad),
 	'lease_fail_after at or above lease_ttl: snowflake() refuses (22023), naming both');
 like(slurp_file($bad->logfile), qr/WARNING:  snowflake.shard_source is etcd, but snowflake.lease_fail_after/,
 	'and a WARNING at start said it');
-like(status($bad, 'generation_refused'), qr/snowflake.lease_fail_after/, 'so does snowflake_status()');
+like(status_of($bad, 'generation_refused'), qr/snowflake.lease_fail_after/, 'so does snowflake_status()');
 $bad->stop;
 my $typed = lease_node('typed', $etcd->endpoints, '31-31', "snowflake.shard_id = 4\n");
 $typed->start;

@@ -50,8 +50,8 @@ my $keyfile = $node->data_dir . '/mask.keys';
 
 sub status
 {
-	return $node->safe_psql('postgres',
-		q{SELECT concat_ws('|', coalesce(mask_key_id::text, '-'), mask_keys, coalesce(mask_key_problem, '-')) FROM snowflake_status()});
+	return status_of($node,
+		q{concat_ws('|', coalesce(mask_key_id::text, '-'), mask_keys, coalesce(mask_key_problem, '-'))});
 }
 
 sub psql_error
