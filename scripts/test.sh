@@ -2,8 +2,8 @@
 # Installs what is missing, builds and installs the extension, then runs every test: the
 # META.json check, the core's unit tests, fuzzing, pg_regress (sql/, expected/), the TAP
 # tests (test/t/), the driver suite (test/drivers/), a tiny run of the benchmark (so that it
-# cannot rot), the Debian package with its autopkgtest, and on PostgreSQL 15 the arm64 build
-# (scripts/arm64.sh). Each suite starts its own throwaway servers as an
+# cannot rot), the Debian package with its autopkgtest, and on PostgreSQL 15 the C++ style
+# (make formatcheck) and the arm64 build (scripts/arm64.sh). Each suite starts its own throwaway servers as an
 # unprivileged user. Exits non-zero on any failure.
 #
 # While working on one thing, run less (scripts/matrix.sh passes these on to each major):

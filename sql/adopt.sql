@@ -5,7 +5,7 @@ SET lock_timeout = 0;
 
 -- the SQLSTATE, message, DETAIL and HINT of a failing call, or its rows (all of them, once
 -- the statement has ended: a foreign key is checked at its end)
-CREATE FUNCTION pg_temp.try(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+CREATE FUNCTION pg_temp.rows_or_error(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
 DECLARE st text; msg text; det text; hin text; x text; got text[] := '{}';
 BEGIN
   FOR x IN EXECUTE q LOOP got := got || x; END LOOP;
@@ -81,7 +81,7 @@ SELECT * FROM pg_temp.new_ids('adopt_identity', 2);
 CREATE TABLE adopt_always (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, v text);
 INSERT INTO adopt_always (v) VALUES ('a');
 SELECT left(t, 5) AS sqlstate
-  FROM pg_temp.try($$INSERT INTO adopt_always (id, v) VALUES (1000, 'x') RETURNING v$$) t LIMIT 1;
+  FROM pg_temp.rows_or_error($$INSERT INTO adopt_always (id, v) VALUES (1000, 'x') RETURNING v$$) t LIMIT 1;
 SELECT * FROM snowflake_adopt('adopt_always', 'id', dry_run => false, drop_sequence => true);
 SELECT * FROM pg_temp.col('adopt_always');
 INSERT INTO adopt_always (v) VALUES ('b');
@@ -121,14 +121,14 @@ CREATE TABLE adopt_ulid_v4 (id ulid PRIMARY KEY DEFAULT gen_random_uuid(), v tex
 INSERT INTO adopt_ulid_v4 (v) SELECT 'v4 ' || g FROM generate_series(1, 200) g;
 SELECT count(*) FILTER (WHERE ulid_timestamp(id) > now()) > 150 AS most_after_now FROM adopt_ulid_v4;
 SELECT regexp_replace(r, 'value, \S+, holds the time .+ UTC: every', 'value, <key>, holds the time <t>: every') AS refused
-  FROM pg_temp.try($$SELECT * FROM snowflake_adopt('adopt_ulid_v4', 'id')$$) r;
+  FROM pg_temp.rows_or_error($$SELECT * FROM snowflake_adopt('adopt_ulid_v4', 'id')$$) r;
 SELECT pg_get_expr(adbin, adrelid) AS default_kept FROM pg_attrdef WHERE adrelid = 'adopt_ulid_v4'::regclass;
 -- a uuid key backfilled a day ahead
 CREATE TABLE adopt_uuid_ahead (id uuid PRIMARY KEY, v text);
 INSERT INTO adopt_uuid_ahead VALUES (uuidv7_from_time(now() - interval '1 day'), 'past'),
                                     (uuidv7_from_time(now() + interval '1 day'), 'ahead');
 SELECT regexp_replace(r, 'value, \S+, holds the time .+ UTC: every', 'value, <key>, holds the time <t>: every') AS refused
-  FROM pg_temp.try($$SELECT * FROM snowflake_adopt('adopt_uuid_ahead', 'id', dry_run => false)$$) r;
+  FROM pg_temp.rows_or_error($$SELECT * FROM snowflake_adopt('adopt_uuid_ahead', 'id', dry_run => false)$$) r;
 -- once that row is put right, the key is adopted
 UPDATE adopt_uuid_ahead SET id = uuidv7_from_time(now() - interval '1 hour') WHERE v = 'ahead';
 SELECT count(*) AS statements FROM snowflake_adopt('adopt_uuid_ahead', 'id', dry_run => false);
@@ -150,8 +150,8 @@ CREATE TABLE adopt_small (id smallint PRIMARY KEY);
 INSERT INTO adopt_serial (v) VALUES ('a'), ('b');
 INSERT INTO adopt_child (parent_id) VALUES (1), (2);
 INSERT INTO adopt_child_part VALUES (1, 1, 5);
-SELECT * FROM pg_temp.try($$SELECT * FROM snowflake_adopt('adopt_serial', 'id')$$);
-SELECT * FROM pg_temp.try($$SELECT * FROM snowflake_adopt('adopt_small', 'id')$$);
+SELECT * FROM pg_temp.rows_or_error($$SELECT * FROM snowflake_adopt('adopt_serial', 'id')$$);
+SELECT * FROM pg_temp.rows_or_error($$SELECT * FROM snowflake_adopt('adopt_small', 'id')$$);
 -- widen => true: the dry run lists the rewrites
 SELECT * FROM snowflake_adopt('adopt_serial', 'id', widen => true);
 SELECT * FROM pg_temp.col('adopt_serial');
@@ -169,8 +169,8 @@ INSERT INTO adopt_child (parent_id) SELECT id FROM adopt_serial;
 INSERT INTO adopt_child_part SELECT 2, id, 6 FROM adopt_serial;
 SELECT count(*) AS children, count(DISTINCT parent_id) AS parents FROM adopt_child;
 SELECT count(*) AS children FROM adopt_child_part;
-SELECT * FROM pg_temp.try($$INSERT INTO adopt_child (parent_id) VALUES (3) RETURNING 'inserted'$$);
-SELECT * FROM pg_temp.try($$INSERT INTO adopt_child_part VALUES (3, 3, 7) RETURNING 'inserted'$$);
+SELECT * FROM pg_temp.rows_or_error($$INSERT INTO adopt_child (parent_id) VALUES (3) RETURNING 'inserted'$$);
+SELECT * FROM pg_temp.rows_or_error($$INSERT INTO adopt_child_part VALUES (3, 3, 7) RETURNING 'inserted'$$);
 
 ---------------------------------------------------------------------------------------------
 -- a partitioned table: the parent's new default reaches every partition, and later ones
@@ -189,7 +189,7 @@ INSERT INTO adopt_part (k) VALUES (2), (12), (22);
 INSERT INTO adopt_part_1 (k) VALUES (3);
 INSERT INTO adopt_part_3 (k) VALUES (23);
 SELECT * FROM pg_temp.new_ids('adopt_part', 2);
-SELECT * FROM pg_temp.try($$SELECT * FROM snowflake_adopt('adopt_part_1', 'id')$$);
+SELECT * FROM pg_temp.rows_or_error($$SELECT * FROM snowflake_adopt('adopt_part_1', 'id')$$);
 
 -- an identity on a partitioned table (PostgreSQL 17 and later; before, a bigserial): no
 -- identity is left on the parent or a partition, and every insert takes snowflake()
@@ -231,14 +231,14 @@ SET lock_timeout = 0;
 -- another table's default uses it, and the first table keeps its default
 CREATE TABLE adopt_shared (id bigserial PRIMARY KEY);
 CREATE TABLE adopt_shared_2 (id bigint DEFAULT nextval('adopt_shared_id_seq'));
-SELECT * FROM pg_temp.try($$SELECT * FROM snowflake_adopt('adopt_shared', 'id', dry_run => false, drop_sequence => true)$$);
+SELECT * FROM pg_temp.rows_or_error($$SELECT * FROM snowflake_adopt('adopt_shared', 'id', dry_run => false, drop_sequence => true)$$);
 SELECT * FROM pg_temp.col('adopt_shared');
 
 -- values at or above the snowflake IDs of now are refused: new IDs could meet them
 CREATE TABLE adopt_high (id bigint PRIMARY KEY);
 INSERT INTO adopt_high VALUES (1), (9000000000000000000);
 SELECT regexp_replace(t, 'start at \d+', 'start at N') AS outcome
-  FROM pg_temp.try($$SELECT * FROM snowflake_adopt('adopt_high', 'id')$$) t;
+  FROM pg_temp.rows_or_error($$SELECT * FROM snowflake_adopt('adopt_high', 'id')$$) t;
 
 ---------------------------------------------------------------------------------------------
 -- bad input
@@ -246,7 +246,7 @@ CREATE VIEW adopt_view AS SELECT * FROM adopt_bigserial;
 CREATE TABLE adopt_misc (id bigint, name text, gone bigint,
                          twice bigint GENERATED ALWAYS AS (id * 2) STORED);
 ALTER TABLE adopt_misc DROP COLUMN gone;
-SELECT q, pg_temp.try(q) AS outcome FROM (VALUES
+SELECT q, pg_temp.rows_or_error(q) AS outcome FROM (VALUES
   ($$SELECT * FROM snowflake_adopt(NULL, 'id')$$),
   ($$SELECT * FROM snowflake_adopt('adopt_misc', NULL)$$),
   ($$SELECT * FROM snowflake_adopt('adopt_misc', 'id', NULL)$$),
@@ -266,7 +266,7 @@ SELECT q, pg_temp.try(q) AS outcome FROM (VALUES
 CREATE ROLE regress_snowflake_adopt_user;
 GRANT SELECT ON adopt_misc TO regress_snowflake_adopt_user;
 SET ROLE regress_snowflake_adopt_user;
-SELECT * FROM pg_temp.try($$SELECT * FROM snowflake_adopt('adopt_misc', 'id')$$);
+SELECT * FROM pg_temp.rows_or_error($$SELECT * FROM snowflake_adopt('adopt_misc', 'id')$$);
 RESET ROLE;
 DROP OWNED BY regress_snowflake_adopt_user;
 DROP ROLE regress_snowflake_adopt_user;
@@ -320,7 +320,7 @@ nl ""child\", adopt_nl_uuid;
 -- the README's example
 CREATE TABLE orders (id serial PRIMARY KEY, item text);
 CREATE TABLE order_lines (id bigserial PRIMARY KEY, order_id integer NOT NULL REFERENCES orders);
-SELECT * FROM pg_temp.try($$SELECT * FROM snowflake_adopt('orders', 'id')$$);
+SELECT * FROM pg_temp.rows_or_error($$SELECT * FROM snowflake_adopt('orders', 'id')$$);
 SELECT * FROM snowflake_adopt('orders', 'id', widen => true, drop_sequence => true);
 
 DROP TABLE orders, order_lines, adopt_bigserial, adopt_identity, adopt_always, adopt_uuid,

@@ -66,7 +66,7 @@ DROP TABLE messages, replies;
 -- Refused: further ahead than snowflake.max_clock_offset (5 s by default), a UUID of another
 -- version, a negative ID. Nothing moves. (How far ahead depends on the clock: digits masked.)
 SHOW snowflake.max_clock_offset;
-CREATE FUNCTION pg_temp.outcome(q text) RETURNS text LANGUAGE plpgsql AS $$
+CREATE FUNCTION pg_temp.ok_or_error(q text) RETURNS text LANGUAGE plpgsql AS $$
 BEGIN
   EXECUTE q;
   RETURN 'ok';
@@ -74,7 +74,7 @@ EXCEPTION WHEN OTHERS THEN
   RETURN SQLSTATE || ': ' || regexp_replace(SQLERRM, '[0-9]+ ms', 'N ms');
 END $$;
 SELECT observed_until AS until FROM snowflake_status() \gset
-SELECT call, pg_temp.outcome('SELECT ' || call) AS outcome FROM (VALUES
+SELECT call, pg_temp.ok_or_error('SELECT ' || call) AS outcome FROM (VALUES
   ('snowflake_observe(snowflake_at(clock_timestamp() + interval ''6 s''))'),
   ('snowflake_observe(uuidv7_at(clock_timestamp() + interval ''1 hour''))'),
   ('snowflake_observe(ulid_at(''3000-01-01''))'),
@@ -89,10 +89,10 @@ SELECT snowflake() < snowflake_at(clock_timestamp() + interval '2 s') AS not_mov
 -- the server's); the extension's owner may grant observing on.
 CREATE ROLE regress_observer;
 SET ROLE regress_observer;
-SELECT pg_temp.outcome('SELECT snowflake_observe(1::bigint)') AS bigint_form,
-       pg_temp.outcome('SELECT snowflake_observe(uuidv7_at(now()))') AS uuid_form,
-       pg_temp.outcome('SELECT snowflake_observe(ulid_at(now()))') AS ulid_form,
-       pg_temp.outcome('SELECT snowflake_reservation_create()') AS create_form;
+SELECT pg_temp.ok_or_error('SELECT snowflake_observe(1::bigint)') AS bigint_form,
+       pg_temp.ok_or_error('SELECT snowflake_observe(uuidv7_at(now()))') AS uuid_form,
+       pg_temp.ok_or_error('SELECT snowflake_observe(ulid_at(now()))') AS ulid_form,
+       pg_temp.ok_or_error('SELECT snowflake_reservation_create()') AS create_form;
 SET snowflake.max_clock_offset = '1h';
 RESET ROLE;
 ALTER ROLE regress_observer SET snowflake.max_clock_offset = '1h';
@@ -103,7 +103,7 @@ SELECT p.oid::regprocedure AS function_of_the_extension_owner, a.privilege_type,
  ORDER BY 1;
 GRANT EXECUTE ON FUNCTION snowflake_observe(bigint) TO regress_observer;
 SET ROLE regress_observer;
-SELECT pg_temp.outcome('SELECT snowflake_observe(1::bigint)') AS granted;
+SELECT pg_temp.ok_or_error('SELECT snowflake_observe(1::bigint)') AS granted;
 RESET ROLE;
 REVOKE EXECUTE ON FUNCTION snowflake_observe(bigint) FROM regress_observer;
 DROP ROLE regress_observer;
@@ -145,17 +145,17 @@ SELECT snowflake_uuidv7() > k AS above_applied FROM applied_u;
 CREATE TABLE applied_bad (id bigint PRIMARY KEY, note text);
 CREATE TRIGGER applied_bad_observe BEFORE INSERT ON applied_bad
   FOR EACH ROW EXECUTE FUNCTION snowflake_observe_trigger('note');
-SELECT pg_temp.outcome($$INSERT INTO applied_bad VALUES (1, 'x')$$) AS wrong_type;
+SELECT pg_temp.ok_or_error($$INSERT INTO applied_bad VALUES (1, 'x')$$) AS wrong_type;
 DROP TRIGGER applied_bad_observe ON applied_bad;
 CREATE TRIGGER applied_bad_observe BEFORE INSERT ON applied_bad
   FOR EACH ROW EXECUTE FUNCTION snowflake_observe_trigger('nope');
-SELECT pg_temp.outcome($$INSERT INTO applied_bad VALUES (1, 'x')$$) AS no_column;
+SELECT pg_temp.ok_or_error($$INSERT INTO applied_bad VALUES (1, 'x')$$) AS no_column;
 DROP TRIGGER applied_bad_observe ON applied_bad;
 CREATE TRIGGER applied_bad_observe BEFORE DELETE ON applied_bad
   FOR EACH ROW EXECUTE FUNCTION snowflake_observe_trigger();
 INSERT INTO applied_bad VALUES (1, 'x');
-SELECT pg_temp.outcome($$DELETE FROM applied_bad$$) AS on_delete;
-SELECT pg_temp.outcome('SELECT snowflake_observe_trigger()') AS not_a_trigger;
+SELECT pg_temp.ok_or_error($$DELETE FROM applied_bad$$) AS on_delete;
+SELECT pg_temp.ok_or_error('SELECT snowflake_observe_trigger()') AS not_a_trigger;
 DROP TABLE applied, applied_u, applied_bad;
 
 -- The replica guard: the same observing, and a row applied by replication (here as an apply
@@ -186,12 +186,12 @@ BEGIN
   END LOOP;
 END $$;
 SET session_replication_role = replica;
-SELECT pg_temp.outcome($$INSERT INTO guarded VALUES ((1000000::bigint << 23) | (5 << 10) | 2, 'x')$$) AS with_error;
+SELECT pg_temp.ok_or_error($$INSERT INTO guarded VALUES ((1000000::bigint << 23) | (5 << 10) | 2, 'x')$$) AS with_error;
 RESET session_replication_role;
 ALTER SYSTEM RESET snowflake.on_shard_collision;
 SELECT pg_reload_conf();
 SELECT count(*) AS rows_kept FROM guarded;
-SELECT pg_temp.outcome('SELECT snowflake_replica_guard()') AS not_a_trigger;
+SELECT pg_temp.ok_or_error('SELECT snowflake_replica_guard()') AS not_a_trigger;
 DROP TABLE guarded;
 
 -- The tests after this one compare IDs with the clock: wait until the lead that observing

@@ -21,6 +21,6 @@ SELECT k, sf::text AS sf_text, u::text AS u_text, l::text AS l_text,
        current_setting('snowflake.epoch')::bigint AS epoch_ms
   FROM ids, snowflake_decode(sf) d;
 
--- The table of the README's examples ("Using the IDs from applications").
+-- The table of the examples of docs/applications.md ("Using the IDs from applications").
 CREATE TEMP TABLE orders (id bigint PRIMARY KEY DEFAULT snowflake(), item text);
 INSERT INTO orders (item) VALUES ('tea'), ('cake');

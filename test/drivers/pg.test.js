@@ -118,7 +118,7 @@ test('text: a Number parameter for an ID above 2^53 is another ID', async () => 
   assert.notEqual(r.rows[0].sent, exact)
 })
 
-// The README's ORMs section: int8 (OID 20) parsed by parseInt is another ID; by BigInt, exact.
+// docs/applications.md's ORMs section: int8 (OID 20) parsed by parseInt is another ID; by BigInt, exact.
 test('text: an int8 type parser of parseInt rounds an ID, of BigInt keeps it', async () => {
   const r0 = oddId()
   const parsedBy = (parser) => ({
@@ -187,7 +187,7 @@ test('binary results: not usable with pg 8; binary parameters are exact', async 
 })
 
 test('JSON: a number above 2^53 loses its last digits in JSON.parse; text is exact', async () => {
-  // The figures in the README. This ID happens to be a double (a multiple of 256), but
+  // The figures in docs/applications.md. This ID happens to be a double (a multiple of 256), but
   // JavaScript prints and re-serialises it as another ID; its odd neighbour becomes it.
   const measured = JSON.parse('{"id": 1824765823852478464}').id
   assert.equal(String(measured), '1824765823852478500')
@@ -213,7 +213,7 @@ test('JSON: a number above 2^53 loses its last digits in JSON.parse; text is exa
   assert.equal(BigInt(row.obj.id), BigInt(exact))
 })
 
-test("JSON: IDs emitted as JSON strings (the README's form and json_build_object) stay exact", async () => {
+test("JSON: IDs emitted as JSON strings (docs/applications.md's form and json_build_object) stay exact", async () => {
   const texts = (await client.query('SELECT id::text AS id FROM orders ORDER BY id')).rows.map((r) => r.id)
   const a = await client.query("SELECT json_build_object('id', id::text, 'item', item) AS j FROM orders ORDER BY id")
   assert.deepEqual(a.rows.map((r) => r.j), [{ id: texts[0], item: 'tea' }, { id: texts[1], item: 'cake' }])

@@ -39,8 +39,8 @@ def block(marker):
 
 
 def run(found, namespace):
-    """Runs a block in namespace; a traceback names the README's own lines."""
+    """Runs a block in namespace; a traceback names the page's own lines."""
     name, line, source = found
     code = compile("\n" * (line - 1) + source, os.path.join(ROOT, name), "exec")
-    exec(code, namespace)  # the README's code, as a reader would paste it
+    exec(code, namespace)  # the page's code, as a reader would paste it
     return namespace

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The IDs through real drivers: psycopg 3, psycopg2 and node-postgres (pg 8, pinned by
 # package-lock.json and installed with npm ci into the work folder), and through the ORMs
-# SQLAlchemy and Django (Debian's, on psycopg2) running the README's recipes; and masking,
+# SQLAlchemy and Django (Debian's, on psycopg2) running the recipes of docs/applications.md; and masking,
 # the server's tokens against the Python client's (mask_client.py), from one key file. All
 # against a throwaway server with the extension preloaded. Exits non-zero when any of the
 # six fails.

@@ -1,7 +1,7 @@
-"""Django (3.2 to 5.x): the README's recipe, run as written: the field, and the models of the
-Django at hand (db_default from 5.0, a key field with a migration's default before). The
-tables are created, filled by the server's defaults, read back, and filtered by a key and
-by a range of time."""
+"""Django (3.2 to 5.x): the recipe of docs/applications.md, run as written: the field, and
+the models of the Django at hand (db_default from 5.0, a key field with a migration's default
+before). The tables are created, filled by the server's defaults, read back, and filtered by
+a key and by a range of time."""
 import os
 import sys
 import tempfile

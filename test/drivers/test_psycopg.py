@@ -121,7 +121,7 @@ class Psycopg3(unittest.TestCase):
             "SELECT to_json(sf), to_json(sf::text) FROM ids WHERE k = 1").fetchone()
         self.assertEqual(number, big)
         self.assertEqual(string, str(big))
-        # The README's examples.
+        # docs/applications.md's examples.
         row = cur.execute("SELECT json_build_object('id', id::text, 'item', item) "
                           "FROM orders ORDER BY id LIMIT 1").fetchone()[0]
         self.assertIs(type(row["id"]), str)

@@ -52,7 +52,7 @@ class Psycopg2(unittest.TestCase):
         number, string = self.cur.fetchone()
         self.assertEqual(number, big)  # Python's json keeps big ints exact
         self.assertEqual(string, str(big))
-        # The README's examples.
+        # docs/applications.md's examples.
         self.cur.execute("SELECT json_build_object('id', id::text, 'item', item) "
                          "FROM orders ORDER BY id")
         objs = [r[0] for r in self.cur.fetchall()]

@@ -1,6 +1,7 @@
-"""SQLAlchemy (1.4 or 2.0, psycopg2): the README's recipe, run as written. The tables it
-declares are created, reflected back (ulid as the recipe's type, without a warning),
-filled by the server's defaults, read back, and filtered by a key and by a range of time."""
+"""SQLAlchemy (1.4 or 2.0, psycopg2): the recipe of docs/applications.md, run as written. The
+tables it declares are created, reflected back (ulid as the recipe's type, without a
+warning), filled by the server's defaults, read back, and filtered by a key and by a range of
+time."""
 import os
 import time
 import unittest
