@@ -94,7 +94,7 @@ const char *ask(Oid oid, dsm_segment *segment, uint32 slot) {
   worker.bgw_notify_pid = MyProcPid;
   BackgroundWorkerHandle *handle;
   if (!RegisterDynamicBackgroundWorker(&worker, &handle))
-    return "no background worker slot was free (max_worker_processes)";
+    return "No background worker slot was free (max_worker_processes) to check it";
   const TimestampTz started = GetCurrentTimestamp();
   for (;;) {
     pid_t pid;
@@ -102,7 +102,7 @@ const char *ask(Oid oid, dsm_segment *segment, uint32 slot) {
     const long waited = TimestampDifferenceMilliseconds(started, GetCurrentTimestamp());
     if (waited >= kProbeTimeoutMs) {
       TerminateBackgroundWorker(handle);
-      return "its check did not end within 60 s";
+      return "Its check did not end within 60 s";
     }
     // The postmaster sets the latch when the worker ends (bgw_notify_pid).
     (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
@@ -133,7 +133,8 @@ OtherDatabases extension_in_other_databases() {
       result.answer = OtherDatabases::kFound;
     } else {
       result.answer = OtherDatabases::kUnanswered;
-      strlcpy(result.why, failed != nullptr ? failed : "its check ended without an answer",
+      strlcpy(result.why,
+              failed != nullptr ? failed : "Its check ended without an answer (see the server log)",
               sizeof result.why);
     }
   }

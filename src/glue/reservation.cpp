@@ -300,7 +300,7 @@ static bool may_make_missing_file() {
              errmsg("the snowflake reservation file \"%s\" is missing, and database \"%s\" "
                     "could not be checked for the extension",
                     kReservationFile, other.database),
-             errdetail("%s: IDs may have been issued there. %s", other.why, outcome),
+             errdetail("%s; IDs may have been issued there. %s", other.why, outcome),
              errhint(kMissingFileHint)));
   return false;
 }

@@ -44,6 +44,19 @@ like($stderr,
 	qr/WARNING:  the snowflake reservation file "snowflake\.reservation" is missing, and database "postgres" has the extension.*once the library is preloaded, generation is refused/s,
 	'with a WARNING that names the database that has it');
 ok(!-f $file, 'and no file is made');
+# A database that cannot be asked (here no background worker slot is free to ask it) counts
+# as one that may hold IDs.
+$node->append_conf('postgresql.conf', 'max_worker_processes = 0');
+$node->restart;
+$node->safe_psql('postgres', 'CREATE DATABASE third');
+($ret, $stdout, $stderr) = $node->psql('third', 'CREATE EXTENSION snowflake');
+is($ret, 0, 'the extension is created in a third database');
+like($stderr,
+	qr/WARNING:  the snowflake reservation file "snowflake\.reservation" is missing, and database "\w+" could not be checked for the extension\nDETAIL:  No background worker slot was free/,
+	'with a WARNING that says which database could not be checked, and why');
+ok(!-f $file, 'and no file is made');
+$node->append_conf('postgresql.conf', 'max_worker_processes = 8');
+$node->restart;
 $node->safe_psql('second', 'SELECT snowflake_reservation_create()');
 ok(-f $file, 'snowflake_reservation_create() makes it');
 
