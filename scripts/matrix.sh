@@ -120,11 +120,15 @@ apt_mirror() {
 # Creates the chroot of a suite once: minbase, apt set up for the suite, and the PostgreSQL
 # packages of the major (from experimental for 19). The rest of what the tests need is
 # installed by the scripts themselves, inside, as on any machine.
+ensure_debootstrap() {
+  command -v debootstrap >/dev/null ||
+    { log "installing debootstrap"; apt-get update -qq; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null; }
+}
+
 ensure_chroot() {
   local suite=$1 major=$2 dir=$CHROOTS/$1
   if [ -f "$dir/.snowflake-ready-$major" ]; then return 0; fi
-  command -v debootstrap >/dev/null ||
-    { log "installing debootstrap"; apt-get update -qq; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null; }
+  ensure_debootstrap
   if [ ! -f "$dir/.snowflake-bootstrapped" ]; then
     if [ -z "$MIRROR" ]; then
       MIRROR=$(apt_mirror)
@@ -238,13 +242,57 @@ if [ "$MODE" = shell ]; then
   exit $?
 fi
 
+# The chroots a run needs are made in the background, one after another, while the majors
+# before them run: debootstrap and apt wait mostly on the network and the disk. Its output
+# goes to $CHROOTS/prepare.log, shown as each major that needs a chroot starts.
+PREPARE_PID=
+start_preparing_chroots() {
+  local major needed=()
+  for major in $VERSIONS; do
+    if [ "$(suite_of "$major")" != "$(host_suite)" ] &&
+      [ ! -f "$CHROOTS/$(suite_of "$major")/.snowflake-ready-$major" ]; then
+      needed+=("$major")
+    fi
+  done
+  [ ${#needed[@]} -gt 0 ] || return 0
+  # This machine's apt is used here, before the tests on this machine use it too.
+  ensure_debootstrap
+  log "making the chroots of PostgreSQL ${needed[*]} in the background ($CHROOTS/prepare.log)"
+  rm -f "$CHROOTS/prepare.done"
+  {
+    (for major in "${needed[@]}"; do ensure_chroot "$(suite_of "$major")" "$major"; done) \
+      >"$CHROOTS/prepare.log" 2>&1
+    touch "$CHROOTS/prepare.done"
+  } &
+  PREPARE_PID=$!
+  trap '[ -z "$PREPARE_PID" ] || kill "$PREPARE_PID" 2>/dev/null || true' EXIT
+}
+
+# Waits until the background has made the chroot of a major, or has ended (then the caller's
+# ensure_chroot makes it, or says why it cannot), and shows what it logged since last time.
+PREPARE_SHOWN=0
+await_chroot() {
+  local suite=$1 major=$2
+  [ -n "$PREPARE_PID" ] || return 0
+  while [ ! -f "$CHROOTS/$suite/.snowflake-ready-$major" ] && [ ! -f "$CHROOTS/prepare.done" ]; do
+    sleep 1
+  done
+  local lines
+  lines=$(wc -l <"$CHROOTS/prepare.log")
+  [ "$lines" -le "$PREPARE_SHOWN" ] ||
+    sed -n "$((PREPARE_SHOWN + 1)),${lines}p" "$CHROOTS/prepare.log" | sed 's/^/(background) /' >&2
+  PREPARE_SHOWN=$lines
+}
+
 # A function, so that bash has read all of it before it runs: editing the script during a
 # run (which takes a while) cannot change what the run does.
 run_matrix() {
 mkdir -p "$CHROOTS"
+start_preparing_chroots
 local passed=0 failed=0 failed_names=() summary=() major suite started cmd envs status took
 for major in $VERSIONS; do
   suite=$(suite_of "$major")
+  [ "$suite" = "$(host_suite)" ] || await_chroot "$suite" "$major"
   started=$(date +%s)
   log "PostgreSQL $major ($suite): ${COMMAND[*]}"
   # A command of the repo runs from the copy of the repo; any other as it is.
