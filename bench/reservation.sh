@@ -37,5 +37,5 @@ after=$(q "SELECT max(reservation_writes) FROM snowflake_status()")
 printf 'reservation writes for 2,000,000 snowflake(11): %d in %.2f s\n' \
   "$((after - before))" "$(echo "$ended - $started" | bc)"
 
-worst=$(as_user "${PSQL[@]}" -At -f - < "$ROOT/test/worst_call.sql")
+worst=$(as_user "${PSQL[@]}" -At -f - < "$ROOT/bench/worst_call.sql")
 echo "worst single snowflake() call over 3 s: $worst ms"

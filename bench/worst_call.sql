@@ -1,5 +1,5 @@
 -- The worst single snowflake(40) call over 3 s, in ms: three ends of a 1 s reservation
--- window fall in it (test/t/009_lead_and_writes.pl, bench/reservation.sh).
+-- window fall in it (bench/reservation.sh).
 CREATE FUNCTION pg_temp.worst_call() RETURNS float8 LANGUAGE plpgsql AS $f$
 DECLARE
   t0 timestamptz;
