@@ -13,6 +13,7 @@ build_and_install
 
 start_server "$WORK/reservation-bench" "${SNOWFLAKE_BENCH_PORT:-54349}" <<'CONF'
 snowflake.max_lead = '10s'
+snowflake.shard_id = 1
 CONF
 trap stop_server EXIT
 q() { as_user "${PSQL[@]}" -At -c "$1"; }
