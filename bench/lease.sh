@@ -27,6 +27,7 @@ while [ $# -gt 0 ]; do
 done
 
 install_packages bc curl etcd-server
+installed_only
 ensure_server_user
 prepare_work
 build_and_install

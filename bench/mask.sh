@@ -28,6 +28,7 @@ while [ $# -gt 0 ]; do
 done
 
 install_packages openssl
+installed_only
 ensure_server_user
 prepare_work
 build_and_install

@@ -5,6 +5,7 @@
 source "$(dirname "$0")/../scripts/common.sh"
 
 install_packages python3 python3-psycopg2 gnuplot-nox fonts-dejavu-core
+installed_only
 ensure_server_user
 prepare_work
 build_and_install

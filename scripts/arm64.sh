@@ -17,6 +17,7 @@ source "$(dirname "$0")/common.sh"
   die "this machine is arm64: the unit suite (scripts/test.sh) runs the tests natively"
 
 install_packages g++-aarch64-linux-gnu qemu-user
+installed_only
 ensure_server_user
 prepare_work
 

@@ -66,6 +66,11 @@ install_packages() {
   return "$status"
 }
 
+# SNOWFLAKE_INSTALL_ONLY=1: a script installs the packages it needs, then exits there, building
+# and running nothing (scripts/matrix.sh readies a chroot so, ahead of the run that uses it).
+# Called right after a script's install_packages.
+installed_only() { [ -z "${SNOWFLAKE_INSTALL_ONLY:-}" ] || exit 0; }
+
 # A prefix that runs a command as the server user in place ("${EXEC_AS_USER[@]}" cmd &):
 # setpriv execs where runuser forks and waits, so that the PID of a background job is the
 # command's own, and a signal sent to it reaches it. Empty when not root.

@@ -242,39 +242,65 @@ if [ "$MODE" = shell ]; then
   exit $?
 fi
 
-# The chroots a run needs are made in the background, one after another, while the majors
-# before them run: debootstrap and apt wait mostly on the network and the disk. Its output
-# goes to $CHROOTS/prepare.log, shown as each major that needs a chroot starts.
+# The chroots a run needs are readied in the background, one after another, while the majors
+# before them run: each made (once) and, for the test command, given the packages its suites
+# need (scripts/test.sh with SNOWFLAKE_INSTALL_ONLY=1); debootstrap and apt wait mostly on the
+# network and the disk. The output goes to $CHROOTS/prepare.log, shown as each major that
+# needs a chroot starts.
 PREPARE_PID=
 start_preparing_chroots() {
   local major needed=()
   for major in $VERSIONS; do
-    if [ "$(suite_of "$major")" != "$(host_suite)" ] &&
-      [ ! -f "$CHROOTS/$(suite_of "$major")/.snowflake-ready-$major" ]; then
-      needed+=("$major")
-    fi
+    [ "$(suite_of "$major")" = "$(host_suite)" ] || needed+=("$major")
+    rm -f "$CHROOTS/prepared-$major"
   done
   [ ${#needed[@]} -gt 0 ] || return 0
   # This machine's apt is used here, before the tests on this machine use it too.
   ensure_debootstrap
-  log "making the chroots of PostgreSQL ${needed[*]} in the background ($CHROOTS/prepare.log)"
+  log "readying the chroots of PostgreSQL ${needed[*]} in the background ($CHROOTS/prepare.log)"
   rm -f "$CHROOTS/prepare.done"
   {
-    (for major in "${needed[@]}"; do ensure_chroot "$(suite_of "$major")" "$major"; done) \
-      >"$CHROOTS/prepare.log" 2>&1
+    (for major in "${needed[@]}"; do prepare_chroot "$major"; done) >"$CHROOTS/prepare.log" 2>&1
     touch "$CHROOTS/prepare.done"
   } &
   PREPARE_PID=$!
   trap '[ -z "$PREPARE_PID" ] || kill "$PREPARE_PID" 2>/dev/null || true' EXIT
 }
 
-# Waits until the background has made the chroot of a major, or has ended (then the caller's
-# ensure_chroot makes it, or says why it cannot), and shows what it logged since last time.
+# The environment of a major's run, in ENVS: PG_MAJOR, the older major its pg_upgrade test
+# upgrades from, and the choice of suites and tests (scripts/test.sh), which reaches the
+# chroots too.
+major_envs() {
+  local major=$1 var
+  ENVS=(PG_MAJOR="$major")
+  [ -z "$(upgrade_from "$major")" ] || ENVS+=(SNOWFLAKE_UPGRADE_FROM_MAJOR="$(upgrade_from "$major")")
+  for var in SNOWFLAKE_SUITES SNOWFLAKE_REGRESS PROVE_TESTS; do
+    [ -z "${!var:-}" ] || ENVS+=("$var=${!var}")
+  done
+}
+
+# One chroot, readied for the run: made, and with the test command, its packages installed.
+prepare_chroot() {
+  local major=$1 suite dir
+  suite=$(suite_of "$major")
+  dir=$CHROOTS/$suite
+  ensure_chroot "$suite" "$major"
+  if [ "${COMMAND[*]}" = scripts/test.sh ]; then
+    copy_sources "$dir"
+    major_envs "$major"
+    in_chroot "$dir" env "${ENVS[@]}" SNOWFLAKE_INSTALL_ONLY=1 /snowflake/scripts/test.sh
+  fi
+  touch "$CHROOTS/prepared-$major"
+}
+
+# Waits until the background has readied the chroot of a major, or has ended (then the
+# caller's ensure_chroot makes it, or says why it cannot, and the run installs its packages),
+# and shows what it logged since last time.
 PREPARE_SHOWN=0
 await_chroot() {
-  local suite=$1 major=$2
+  local major=$1
   [ -n "$PREPARE_PID" ] || return 0
-  while [ ! -f "$CHROOTS/$suite/.snowflake-ready-$major" ] && [ ! -f "$CHROOTS/prepare.done" ]; do
+  while [ ! -f "$CHROOTS/prepared-$major" ] && [ ! -f "$CHROOTS/prepare.done" ]; do
     sleep 1
   done
   local lines
@@ -289,28 +315,23 @@ await_chroot() {
 run_matrix() {
 mkdir -p "$CHROOTS"
 start_preparing_chroots
-local passed=0 failed=0 failed_names=() summary=() major suite started cmd envs status took
+local passed=0 failed=0 failed_names=() summary=() major suite started cmd status took
 for major in $VERSIONS; do
   suite=$(suite_of "$major")
-  [ "$suite" = "$(host_suite)" ] || await_chroot "$suite" "$major"
+  [ "$suite" = "$(host_suite)" ] || await_chroot "$major"
   started=$(date +%s)
   log "PostgreSQL $major ($suite): ${COMMAND[*]}"
   # A command of the repo runs from the copy of the repo; any other as it is.
   cmd=("${COMMAND[@]}")
-  envs=(PG_MAJOR="$major")
-  [ -z "$(upgrade_from "$major")" ] || envs+=(SNOWFLAKE_UPGRADE_FROM_MAJOR="$(upgrade_from "$major")")
-  # The choice of suites and tests (scripts/test.sh) reaches the chroots too.
-  for var in SNOWFLAKE_SUITES SNOWFLAKE_REGRESS PROVE_TESTS; do
-    [ -z "${!var:-}" ] || envs+=("$var=${!var}")
-  done
+  major_envs "$major"
   status=0
   if [ "$suite" = "$(host_suite)" ]; then
     [ ! -e "$ROOT/${cmd[0]}" ] || cmd[0]=$ROOT/${cmd[0]}
-    env "${envs[@]}" "${cmd[@]}" || status=$?
+    env "${ENVS[@]}" "${cmd[@]}" || status=$?
   else
     [ ! -e "$ROOT/${cmd[0]}" ] || cmd[0]=/snowflake/${cmd[0]}
     { ensure_chroot "$suite" "$major" && copy_sources "$CHROOTS/$suite" &&
-      in_chroot "$CHROOTS/$suite" env "${envs[@]}" "${cmd[@]}"; } || status=$?
+      in_chroot "$CHROOTS/$suite" env "${ENVS[@]}" "${cmd[@]}"; } || status=$?
   fi
   took=$(( $(date +%s) - started ))
   if [ "$status" = 0 ]; then

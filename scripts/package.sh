@@ -8,6 +8,7 @@
 source "$(dirname "$0")/common.sh"
 
 install_packages build-essential dpkg-dev debhelper postgresql-server-dev-all fakeroot
+installed_only
 ensure_server_user
 prepare_work
 

@@ -14,6 +14,7 @@ if command -v node >/dev/null && command -v npm >/dev/null; then node_packages=(
 install_packages python3 python3-psycopg python3-psycopg2 python3-sqlalchemy python3-django \
   python3-cryptography openssl \
   ${node_packages[@]+"${node_packages[@]}"}
+installed_only
 ensure_server_user
 prepare_work
 build_and_install
