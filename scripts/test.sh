@@ -81,11 +81,14 @@ suite() {
     case $1 in "$ROOT"/*.sh) name="the packages of: $name" ;; *) return 0 ;; esac
   fi
   log "$name"
+  local started=$SECONDS
   if "$@"; then
     passed=$((passed + 1))
+    log "$name: passed in $((SECONDS - started)) s"
   else
     failed=$((failed + 1))
     failed_names+=("$name")
+    log "$name: FAILED after $((SECONDS - started)) s"
   fi
 }
 
