@@ -81,7 +81,8 @@ struct alignas(64) Reservation {
   std::atomic<int> default_shard_reported;   // 1 once a generator said shard 0 is the default
   std::atomic<uint64_t> loaded_unix_ms;      // the reservation read at start (0: none)
   std::atomic<int> writer_pid;               // 0 while no writer runs
-  std::atomic<uint64_t> busy_since_unix_ms;  // when the write in progress began (0: idle)
+  std::atomic<uint64_t> busy_since_mono_ms;  // when the write in progress began, by the
+                                             // monotonic clock (0: idle)
   std::atomic<int> refusal;                  // a Refusal: why no value may be issued
   std::atomic<uint64_t> file_epoch_ms;       // with kEpochChanged: the epoch of the stored IDs
 
@@ -91,7 +92,7 @@ struct alignas(64) Reservation {
     default_shard_reported.store(0);
     loaded_unix_ms.store(0);
     writer_pid.store(0);
-    busy_since_unix_ms.store(0);
+    busy_since_mono_ms.store(0);
     refusal.store(0);
     file_epoch_ms.store(0);
     replayed_unix_ms.store(0);

@@ -47,12 +47,7 @@ uint32 lease_wait_event() {
   return named_wait_event("SnowflakeLease", &event);
 }
 
-long waited_ms(TimestampTz started) {
-  long secs;
-  int usecs;
-  TimestampDifference(started, GetCurrentTimestamp(), &secs, &usecs);
-  return secs * 1000 + usecs / 1000;
-}
+long waited_ms(int64_t started_ms) { return static_cast<long>(monotonic_ms() - started_ms); }
 
 void wake_lease_worker(const LeaseSlot &lease) {
   if (void *latch = lease.worker.load()) SetLatch(static_cast<Latch *>(latch));
@@ -127,7 +122,7 @@ pg_noinline void raise_no_lease(const LeaseSlot &lease) {
 void await_lease(LeaseSlot &lease) {
   if (lease_setting_problem[0] != '\0') raise_setting_problem();
   wake_lease_worker(lease);
-  const TimestampTz started = GetCurrentTimestamp();
+  const int64_t started = monotonic_ms();
   ConditionVariablePrepareToSleep(reservation_cv);
   while (!lease_open(lease)) {
     const long waited = waited_ms(started);
@@ -149,7 +144,7 @@ void await_lease_cover(SharedState &state, uint64_t needed_unix_ms) {
     await_reservation(needed_unix_ms);
   request_reservation(state.reservation, needed_unix_ms);
   wake_lease_worker(lease);
-  const TimestampTz started = GetCurrentTimestamp();
+  const int64_t started = monotonic_ms();
   ConditionVariablePrepareToSleep(reservation_cv);
   while (lease.mark_unix_ms.load() <= needed_unix_ms) {
     const long waited = waited_ms(started);

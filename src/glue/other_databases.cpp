@@ -21,7 +21,6 @@ extern "C" {
 #include "storage/ipc.h"
 #include "storage/latch.h"
 #include "utils/rel.h"
-#include "utils/timestamp.h"
 #include "utils/wait_event.h"
 }
 
@@ -30,7 +29,7 @@ namespace {
 
 // A connection and one catalog lookup take milliseconds; a database locked by a long CREATE
 // DATABASE from it as template makes its worker wait, and this bounds the wait.
-constexpr long kProbeTimeoutMs = 60000;
+constexpr int64_t kProbeTimeoutMs = 60000;
 
 // One answer per database, written by its worker.
 enum : uint32 { kNoAnswer = 0, kWithout = 1, kWith = 2 };
@@ -77,8 +76,9 @@ Database *other_databases(int *count) {
   return databases;
 }
 
-// Starts the worker that asks database oid and waits until it ends. Returns nullptr, or why
-// no answer can come.
+// Starts the worker that asks database oid and waits until it ends, at most kProbeTimeoutMs
+// by the monotonic clock. Returns nullptr, or why no answer can come. A cancel or an ERROR
+// while waiting ends the worker too: none is left holding a slot, or waiting on a lock.
 const char *ask(Oid oid, dsm_segment *segment, uint32 slot) {
   BackgroundWorker worker = {};
   worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
@@ -92,24 +92,39 @@ const char *ask(Oid oid, dsm_segment *segment, uint32 slot) {
   const ProbeArgs args{dsm_segment_handle(segment), slot};
   memcpy(worker.bgw_extra, &args, sizeof args);
   worker.bgw_notify_pid = MyProcPid;
+  if (!IsUnderPostmaster)
+    return "A server in single-user mode runs no background worker to check it";
   BackgroundWorkerHandle *handle;
   if (!RegisterDynamicBackgroundWorker(&worker, &handle))
     return "No background worker slot was free (max_worker_processes) to check it";
-  const TimestampTz started = GetCurrentTimestamp();
-  for (;;) {
-    pid_t pid;
-    if (GetBackgroundWorkerPid(handle, &pid) == BGWH_STOPPED) return nullptr;
-    const long waited = TimestampDifferenceMilliseconds(started, GetCurrentTimestamp());
-    if (waited >= kProbeTimeoutMs) {
-      TerminateBackgroundWorker(handle);
-      return "Its check did not end within 60 s";
+  const char *failed = nullptr;
+  const int64_t started = monotonic_ms();
+  // Only trivially destructible objects live in this frame: an ERROR may leave it.
+  PG_TRY();
+  {
+    for (;;) {
+      pid_t pid;
+      if (GetBackgroundWorkerPid(handle, &pid) == BGWH_STOPPED) break;
+      const int64_t waited = monotonic_ms() - started;
+      if (waited >= kProbeTimeoutMs) {
+        TerminateBackgroundWorker(handle);
+        failed = "Its check did not end within 60 s";
+        break;
+      }
+      // The postmaster sets the latch when the worker ends (bgw_notify_pid).
+      (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+                      static_cast<long>(kProbeTimeoutMs - waited), probe_wait_event());
+      ResetLatch(MyLatch);
+      CHECK_FOR_INTERRUPTS();
     }
-    // The postmaster sets the latch when the worker ends (bgw_notify_pid).
-    (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-                    kProbeTimeoutMs - waited, probe_wait_event());
-    ResetLatch(MyLatch);
-    CHECK_FOR_INTERRUPTS();
   }
+  PG_CATCH();
+  {
+    TerminateBackgroundWorker(handle);
+    PG_RE_THROW();
+  }
+  PG_END_TRY();
+  return failed;
 }
 
 }  // namespace

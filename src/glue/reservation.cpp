@@ -102,8 +102,8 @@ pg_noinline void raise_writer_timeout(const Reservation &r) {
              errmsg("the snowflake reservation writer is not running"),
              errdetail("No ID is issued until the reservation is on disk."),
              errhint("It is a background worker: see max_worker_processes and the server log.")));
-  const uint64_t since = r.busy_since_unix_ms.load();
-  const uint64_t now = static_cast<uint64_t>(read_clock(CLOCK_REALTIME) / 1000000);
+  const uint64_t since = r.busy_since_mono_ms.load();
+  const uint64_t now = static_cast<uint64_t>(monotonic_ms());
   ereport(ERROR,
           (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
            errmsg("the snowflake reservation writer (PID %d) has not extended the reservation "
@@ -173,7 +173,7 @@ void forget_writer(int, Datum) {
   if (shared == nullptr) return;
   shared->reservation.writer.store(nullptr);
   shared->reservation.writer_pid.store(0);
-  shared->reservation.busy_since_unix_ms.store(0);
+  shared->reservation.busy_since_mono_ms.store(0);
   ConditionVariableBroadcast(reservation_cv);
 }
 
@@ -199,7 +199,7 @@ void run_writer(SharedState &state) {
       const uint64_t need = std::max(now, requested);
       const uint64_t target = reservation_target(
           need, now, window, r.last_write_ms.load(std::memory_order_relaxed), reserved);
-      r.busy_since_unix_ms.store(static_cast<uint64_t>(read_clock(CLOCK_REALTIME) / 1000000));
+      r.busy_since_mono_ms.store(static_cast<uint64_t>(std::max<int64_t>(1, monotonic_ms())));
       if (!log_reservation(target)) break;  // being stopped: publish nothing
       if (write_reservation_file(target, LOG)) {
         r.reserved_unix_ms.store(target, std::memory_order_release);
@@ -211,7 +211,7 @@ void run_writer(SharedState &state) {
         r.write_failures.fetch_add(1, std::memory_order_release);
         timeout = 100;  // try again soon
       }
-      r.busy_since_unix_ms.store(0);
+      r.busy_since_mono_ms.store(0);
       ConditionVariableBroadcast(reservation_cv);
     }
     (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, timeout,
@@ -333,19 +333,13 @@ void await_reservation(uint64_t needed_unix_ms) {
   const uint64_t failures = r.write_failures.load(std::memory_order_acquire);
   request_reservation(r, needed_unix_ms);
   r.waits.fetch_add(1, std::memory_order_relaxed);
-  const TimestampTz started = GetCurrentTimestamp();
+  const int64_t started = monotonic_ms();
   // The writer broadcasts after each write, failed or not, and when it exits; a cancel,
   // statement_timeout or postmaster death ends the sleep (and the abort cancels it).
   ConditionVariablePrepareToSleep(reservation_cv);
   while (r.reserved_unix_ms.load(std::memory_order_acquire) <= needed_unix_ms) {
     const bool failed = r.write_failures.load(std::memory_order_acquire) != failures;
-    long waited_ms = 0;
-    if (!failed) {
-      long secs;
-      int usecs;
-      TimestampDifference(started, GetCurrentTimestamp(), &secs, &usecs);
-      waited_ms = secs * 1000 + usecs / 1000;
-    }
+    const long waited_ms = failed ? 0 : static_cast<long>(monotonic_ms() - started);
     if (failed || waited_ms >= reservation_timeout_ms || r.refusal.load() != kNotRefused) {
       ConditionVariableCancelSleep();
       if (failed) raise_write_failed(r.write_errno.load(std::memory_order_relaxed));

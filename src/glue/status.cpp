@@ -84,9 +84,8 @@ SNOWFLAKE_FUNCTION(snowflake_status) {
   const int pid = r.writer_pid.load();
   values[12] = Int32GetDatum(pid);
   nulls[12] = pid == 0;
-  const uint64_t busy_since = r.busy_since_unix_ms.load();
-  const int64_t now_ms = system_clock_ms();
-  values[13] = Int64GetDatum(static_cast<int64>(now_ms) - static_cast<int64>(busy_since));
+  const uint64_t busy_since = r.busy_since_mono_ms.load();
+  values[13] = Int64GetDatum(static_cast<int64>(monotonic_ms()) - static_cast<int64>(busy_since));
   nulls[13] = busy_since == 0;
   put_count(values, 14, r.observed_moves.load());
   put_time(values, nulls, 15, r.observed_unix_ms.load());

@@ -17,6 +17,10 @@ inline int64_t read_clock(clockid_t id) noexcept {
   return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
 }
 
+// Milliseconds on the monotonic clock, for how long a wait has lasted: a step of the real
+// clock neither stretches a wait nor ends it early.
+inline int64_t monotonic_ms() noexcept { return read_clock(CLOCK_MONOTONIC) / 1000000; }
+
 // The monotonic clock through the CPU's counter (TscMono: the time-stamp counter on x86-64,
 // CNTVCT_EL0 on ARM64), where the kernel keeps time by it (use_tsc, set in _PG_init); else
 // the real clock.

@@ -278,6 +278,47 @@ ok(!$timed_out && $elapsed < 10 + 60, 'after snowflake.reservation_timeout, not 
 is($node->safe_psql('postgres', 'SELECT count(snowflake(12)) FROM generate_series(1, 1000)'),
 	'1000', 'once the writer runs again, IDs flow');
 
+# --- The same, with the system clock stepped back an hour while the generator waits: the
+# wait is timed by the monotonic clock, so it still ends after snowflake.reservation_timeout,
+# not once the stepped clock has caught up, an hour later. (The generator wakes at the
+# timeout; libfaketime has the new offset by then, from the file it rereads.)
+SKIP:
+{
+	skip $no_faketime, 2 unless $faketime;
+	my $offset_file = $node->basedir . '/faketime';
+	my $set_offset = sub {
+		open my $fh, '>', "$offset_file.tmp" or die;
+		print $fh $_[0];
+		close $fh;
+		rename("$offset_file.tmp", $offset_file) or die;
+	};
+	$set_offset->('+0');
+	$node->stop;
+	start_with_clock_file($node, $offset_file);
+	$writer = status_of($node, 'writer_pid');
+	my $waits = status_of($node, 'reservation_waits');
+	kill('STOP', $writer) or die "kill -STOP $writer: $!";
+	my ($out, $err) = ('', '');
+	$started = time;
+	my $h = IPC::Run::start(
+		[ 'psql', '-XAtq', '-v', 'VERBOSITY=verbose', '-d', $node->connstr('postgres'), '-c',
+		  'SELECT count(snowflake(12)) FROM generate_series(1, 3000000)' ],
+		'>', \$out, '2>', \$err, IPC::Run::timeout(180));
+	my $waiting = poll_until(sub { status_of($node, 'reservation_waits') > $waits });
+	$set_offset->('-1h');
+	eval { $h->finish; };
+	$elapsed = time - $started;
+	kill('CONT', $writer) or die "kill -CONT $writer: $!";
+	diag(sprintf('with the writer stopped and the clock stepped back an hour during the wait, '
+		  . 'the statement ended after %.2f s: %s', $elapsed, $err =~ s/\n.*//sr));
+	ok($waiting, 'the generator waits for the stopped writer');
+	like($err,
+		qr/ERROR:  55000: the snowflake reservation writer \(PID $writer\) has not extended the reservation in 10000 ms/,
+		'a clock stepped back during the wait: it still ends after snowflake.reservation_timeout');
+	$node->stop;
+	$node->start;
+}
+
 # --- A write that hangs (the temporary file is a FIFO nobody reads: its open blocks), with
 # snowflake.reservation_timeout lowered to 2 s: writer_busy_ms shows it, the generator ends
 # with the ERROR.

@@ -1083,7 +1083,7 @@ TEST(Reservation, InitClearsEveryField) {
   EXPECT_EQ(r->observe_skipped.load(), 0u);
   EXPECT_EQ(r->loaded_unix_ms.load(), 0u);
   EXPECT_EQ(r->writer_pid.load(), 0);
-  EXPECT_EQ(r->busy_since_unix_ms.load(), 0u);
+  EXPECT_EQ(r->busy_since_mono_ms.load(), 0u);
   EXPECT_EQ(r->refusal.load(), kNotRefused);
   EXPECT_EQ(r->file_epoch_ms.load(), 0u);
   r->~Reservation();
