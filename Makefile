@@ -37,8 +37,10 @@ REGRESS_OPTS = --temp-config=test/preload.conf --temp-instance=tmp_check_regress
 
 # TAP tests (test/t/), PGXS's own runner: `make installcheck` runs them after pg_regress,
 # `make prove_installcheck` alone; PROVE_TESTS=test/t/005_durability.pl picks some.
+# The longest start first, so that run two at a time (prove -j2) they do not end the run alone.
 TAP_TESTS = 1
-PROVE_TESTS ?= $(wildcard test/t/*.pl)
+TAP_LONGEST = $(wildcard test/t/017_*.pl test/t/013_*.pl test/t/020_*.pl test/t/004_*.pl)
+PROVE_TESTS ?= $(TAP_LONGEST) $(filter-out $(TAP_LONGEST),$(wildcard test/t/*.pl))
 
 PG_CONFIG ?= pg_config
 

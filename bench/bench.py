@@ -12,8 +12,8 @@
    elapsed time and the sizes of table and index, so that rate and size can be plotted
    against the row count. Each kind runs --insert-runs times (interleaved); the best
    (fastest) run is reported.
-4. Concurrency: IDs per second with 1, 2, 4, 8 and 16 pgbench clients for each generator,
-   for --conc-seconds each; snowflake() both on one shard and with one shard per client.
+4. Concurrency: IDs per second with 1, 2, 4, 8 and 16 pgbench clients (--clients) for each
+   generator, for --conc-seconds each; snowflake() both on one shard and with one shard per client.
    One shard's cap is 1,024,000 IDs per second.
 5. Range query: "rows of the last hour" on --range-rows rows (one a second), by the
    primary key (id >= snowflake_at(...)) against an indexed timestamp column; the plans
@@ -91,7 +91,6 @@ CONC_KINDS = [
     ("nextval()", "nextval('bench_seq')"),
     ("gen_random_uuid()", "gen_random_uuid()"),
 ]
-CLIENTS = [1, 2, 4, 8, 16]
 
 
 def add_core_uuidv7():
@@ -179,16 +178,16 @@ def pgbench(args, script):
     return out
 
 
-def concurrency(seconds, batch):
+def concurrency(clients_list, seconds, batch):
     """{kind: [(clients, IDs per second)]}"""
     result = {}
     for name, expr in CONC_KINDS:
         script = f"SELECT count({expr}) FROM generate_series(1, {batch});\n"
         # Warm-up: also uses up the lead that an idle shard has in hand, so that one shard
         # shows its steady state.
-        pgbench(["-c", "2", "-j", "2", "-T", "2"], script)
+        pgbench(["-c", "2", "-j", "2", "-T", str(min(2, seconds))], script)
         points = []
-        for clients in CLIENTS:
+        for clients in clients_list:
             jobs = str(min(clients, os.cpu_count() or 1))
             out = pgbench(["-c", str(clients), "-j", jobs, "-T", str(seconds)], script)
             txns = int(re.search(r"number of transactions actually processed: (\d+)", out).group(1))
@@ -288,7 +287,7 @@ def plot(out, insert, conc):
     cnames = list(conc)
     with open(os.path.join(out, "concurrency.dat"), "w") as f:
         f.write("# clients, then IDs/s per kind: " + " | ".join(cnames) + "\n")
-        for i, clients in enumerate(CLIENTS):
+        for i, (clients, _) in enumerate(conc[cnames[0]]):
             f.write(" ".join([str(clients)] + [f"{conc[n][i][1]:.0f}" for n in cnames]) + "\n")
     if shutil.which("gnuplot") is None:
         return []
@@ -322,6 +321,17 @@ def plot(out, insert, conc):
     return list(scripts)
 
 
+def client_counts(text):
+    """--clients: "1,2,4" as [1, 2, 4]."""
+    try:
+        counts = [int(c) for c in text.split(",")]
+    except ValueError:
+        counts = []
+    if not counts or min(counts) < 1:
+        raise argparse.ArgumentTypeError(f"not a list of client counts: {text!r}")
+    return counts
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -333,6 +343,8 @@ def main():
     ap.add_argument("--insert-batch", type=int, default=1000000, help="rows per INSERT")
     ap.add_argument("--insert-runs", type=int, default=2, help="bulk insert runs (best kept)")
     ap.add_argument("--conc-seconds", type=int, default=5, help="seconds per concurrency point")
+    ap.add_argument("--clients", default="1,2,4,8,16", type=client_counts,
+                    help="pgbench client counts of the concurrency section, comma-separated")
     ap.add_argument("--batch", type=int, default=10000, help="IDs per pgbench transaction")
     ap.add_argument("--sustain-seconds", type=int, default=10,
                     help="length of the one-shard sustained run (8 clients)")
@@ -347,6 +359,7 @@ def main():
         a.rows, a.runs, a.text_rows = 20000, 2, 20000
         a.insert_rows, a.insert_batch, a.insert_runs = 20000, 10000, 1
         a.conc_seconds, a.batch, a.sustain_seconds, a.range_rows = 1, 1000, 1, 20000
+        a.clients = [1, 4]
     sections = {int(n) for n in a.sections.split(",")}
     os.makedirs(a.out, exist_ok=True)
 
@@ -417,13 +430,14 @@ def main():
                           f"{secs / ref_secs:.2f} | {mib(index_bytes):.1f} | {mib(table_bytes):.1f} |")
 
     if 4 in sections:
-        conc = concurrency(a.conc_seconds, a.batch)
+        clients = a.clients
+        conc = concurrency(clients, a.conc_seconds, a.batch)
         md.append(f"\n## 4. Concurrency: IDs per second\n")
         md.append(f"pgbench, `SELECT count(f) FROM generate_series(1, {a.batch:,})` per transaction, "
                   f"{a.conc_seconds} s per point. One shard of snowflake() is capped at 1,024,000 "
                   "IDs/s by its layout.\n")
-        md.append("| f \\ clients | " + " | ".join(str(c) for c in CLIENTS) + " |\n|---|"
-                  + "---:|" * len(CLIENTS))
+        md.append("| f \\ clients | " + " | ".join(str(c) for c in clients) + " |\n|---|"
+                  + "---:|" * len(clients))
         for name, points in conc.items():
             md.append(f"| {name} | " + " | ".join(f"{r:,.0f}" for _, r in points) + " |")
         ids, dups, rate = sustained_one_shard(cur, 8, a.sustain_seconds, a.batch)

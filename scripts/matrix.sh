@@ -117,14 +117,15 @@ apt_mirror() {
   ' "${files[@]}"
 }
 
-# Creates the chroot of a suite once: minbase, apt set up for the suite, and the PostgreSQL
-# packages of the major (from experimental for 19). The rest of what the tests need is
-# installed by the scripts themselves, inside, as on any machine.
+# debootstrap, on this machine: installed once.
 ensure_debootstrap() {
   command -v debootstrap >/dev/null ||
     { log "installing debootstrap"; apt-get update -qq; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null; }
 }
 
+# Creates the chroot of a suite once: minbase, apt set up for the suite, and the PostgreSQL
+# packages of the major (from experimental for 19). The rest of what the tests need is
+# installed by the scripts themselves, inside, as on any machine.
 ensure_chroot() {
   local suite=$1 major=$2 dir=$CHROOTS/$1
   if [ -f "$dir/.snowflake-ready-$major" ]; then return 0; fi

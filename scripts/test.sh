@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds and installs the extension, then runs every test: the
-# META.json check, the core's unit tests, fuzzing, pg_regress (sql/, expected/), the TAP
-# tests (test/t/), the driver suite (test/drivers/), a tiny run of the benchmark (so that it
-# cannot rot), the Debian package with its autopkgtest, and on PostgreSQL 15 the C++ style
-# (make formatcheck) and the arm64 build (scripts/arm64.sh). Each suite starts its own throwaway servers as an
-# unprivileged user. Exits non-zero on any failure.
+# META.json check, the core's unit tests, pg_regress (sql/, expected/), the TAP tests
+# (test/t/), the driver suite (test/drivers/), a tiny run of the benchmark (so that it cannot
+# rot), the Debian package with its autopkgtest, and on PostgreSQL 15 the C++ style (make
+# formatcheck), fuzzing and the arm64 build (scripts/arm64.sh). Each suite starts its own
+# throwaway servers as an unprivileged user. Exits non-zero on any failure.
 #
 # While working on one thing, run less (scripts/matrix.sh passes these on to each major):
 #   SNOWFLAKE_SUITES="regress tap"   only these suites: meta unit format arm64 fuzz regress tap drivers bench package
@@ -13,15 +13,18 @@
 # SNOWFLAKE_INSTALL_ONLY=1 installs the packages the chosen suites need, and runs nothing.
 source "$(dirname "$0")/common.sh"
 
-# Whether a suite runs: every one, or those SNOWFLAKE_SUITES names. The arm64 build is the same
-# on every major, so with every suite it runs on 15 alone (SNOWFLAKE_ARM64_MAJOR), once in a
-# run of scripts/matrix.sh; named in SNOWFLAKE_SUITES, on any major.
+# Whether a suite runs: every one, or those SNOWFLAKE_SUITES names. The arm64 build and
+# fuzzing (which runs the core, with no PostgreSQL in it) are the same on every major, so with
+# every suite they run on 15 alone (SNOWFLAKE_ONCE_MAJOR), once in a run of scripts/matrix.sh;
+# named in SNOWFLAKE_SUITES, on any major.
 wanted() {
   if [ -n "${SNOWFLAKE_SUITES:-}" ]; then
     [[ " $SNOWFLAKE_SUITES " == *" $1 "* ]]
     return
   fi
-  [ "$1" != arm64 ] || [ "$PG_MAJOR" = "${SNOWFLAKE_ARM64_MAJOR:-15}" ] || return 1
+  case $1 in
+    arm64 | fuzz) [ "$PG_MAJOR" = "${SNOWFLAKE_ONCE_MAJOR:-15}" ] || return 1 ;;
+  esac
   # The C++ style is checked with one clang-format version, Debian 12's (15's suite).
   [ "$1" != format ] || [ "$PG_MAJOR" = 15 ]
 }

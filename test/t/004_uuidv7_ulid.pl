@@ -1,4 +1,4 @@
-# snowflake_uuidv7() and ulid() under concurrency: 8 clients each insert 1,000,000 values of each kind
+# snowflake_uuidv7() and ulid() under concurrency: 8 clients each insert 250,000 values of each kind
 # into tables with primary keys (zero duplicates, each client's values strictly increasing);
 # two sessions taking turns see one increasing series; 1,000 fresh connections draw 1,000
 # distinct random parts; without preloading, both still work, monotonic per backend.
@@ -28,11 +28,11 @@ foreach my $kind (['v7', 'snowflake_uuidv7()'], ['ul', 'ulid()'])
 {
 	my ($table, $call) = @$kind;
 	$node->pgbench(
-		'--no-vacuum --client=8 --jobs=2 --transactions=100',
+		'--no-vacuum --client=8 --jobs=2 --transactions=25',
 		0,
-		[qr{number of transactions actually processed: 800/800}],
+		[qr{number of transactions actually processed: 200/200}],
 		[qr{^$}],
-		"8 clients insert 1,000,000 $call values each",
+		"8 clients insert 250,000 $call values each",
 		{
 			"004_$table" => qq{
 SELECT nextval('txn') AS t \\gset
@@ -40,7 +40,7 @@ INSERT INTO $table SELECT :client_id, :t, g, $call FROM generate_series(1, 10000
 }
 		});
 	is($node->safe_psql('postgres', "SELECT count(*), count(DISTINCT id) FROM $table"),
-		'8000000|8000000', "$call: 8,000,000 rows, no duplicate");
+		'2000000|2000000', "$call: 2,000,000 rows, no duplicate");
 	is( $node->safe_psql(
 			'postgres', qq{
 SELECT count(*) FROM (
