@@ -16,7 +16,7 @@ use PostgreSQL::Test::Utils;
 
 our @EXPORT = qw(
   faketime_library $no_faketime
-  snowflake_node with_clock start_with_clock start_with_clock_file
+  snowflake_node with_clock start_with_clock start_with_clock_file set_clock_file
   start_expecting_stop kill9_and_wait set_and_reload log_since lead_ms writer_pids poll_until
   wait_for_writer ids_ahead_s new_ids_above_old status_of);
 
@@ -109,6 +109,19 @@ sub start_with_clock_file
 	my ($node, $file, %start) = @_;
 	return under_faketime(sub { $node->start(%start) },
 		FAKETIME_TIMESTAMP_FILE => $file, FAKETIME_CACHE_DURATION => '1');
+}
+
+# Sets the offset ('+0', '-1h') in $file, the clock file of start_with_clock_file. The file is
+# replaced by a rename, never rewritten in place: libfaketime 0.9.12 and trixie's 0.9.10+2024
+# end the process that reads an empty file.
+sub set_clock_file
+{
+	my ($file, $offset) = @_;
+	open my $fh, '>', "$file.tmp" or die "open $file.tmp: $!";
+	print $fh $offset;
+	close $fh;
+	rename("$file.tmp", $file) or die "rename $file.tmp: $!";
+	return;
 }
 
 # Starts $node, which is expected to stop by itself, and waits until it has: its log matches

@@ -123,18 +123,10 @@ SKIP:
 		'a WARNING says the clock is behind the reservation');
 
 	# Steps in a running server: the offset comes from a file that libfaketime rereads (at
-	# most a second or two after it changes). It is replaced by a rename, never rewritten
-	# in place: libfaketime 0.9.12 and trixie's 0.9.10+2024 end the process that reads an
-	# empty file.
+	# most a second or two after it changes).
 	$node->stop;
 	my $offset_file = $node->basedir . '/faketime';
-	my $set_offset = sub {
-		my ($offset) = @_;
-		open my $fh, '>', "$offset_file.tmp" or die;
-		print $fh $offset;
-		close $fh;
-		rename("$offset_file.tmp", $offset_file) or die;
-	};
+	my $set_offset = sub { set_clock_file($offset_file, $_[0]) };
 	$set_offset->('+0');
 	start_with_clock_file($node, $offset_file);
 	$log_offset = -s $node->logfile;

@@ -251,6 +251,17 @@ SELECT (SELECT min(sf) FROM n) > (SELECT max(sf) FROM before_ids),
 	$node->safe_psql('postgres', 'DROP TABLE before_ids');
 }
 
+# Starts 3,000,000 snowflake($shard) in a psql of its own, its output and errors into $$out
+# and $$err, for at most $timeout s; returns the IPC::Run harness.
+sub start_burst
+{
+	my ($shard, $out, $err, $timeout) = @_;
+	return IPC::Run::start(
+		[ 'psql', '-XAtq', '-v', 'VERBOSITY=verbose', '-d', $node->connstr('postgres'), '-c',
+		  "SELECT count(snowflake($shard)) FROM generate_series(1, 3000000)" ],
+		'>', $out, '2>', $err, IPC::Run::timeout($timeout));
+}
+
 # --- A hung writer: stopped (SIGSTOP). A generator that needs a new reservation (3,000,000
 # IDs of one shard need about 3 s of ID time; the reservation reaches about 1.25 s) ends with
 # an ERROR after snowflake.reservation_timeout, and IDs flow once the writer runs again.
@@ -286,13 +297,7 @@ SKIP:
 {
 	skip $no_faketime, 2 unless $faketime;
 	my $offset_file = $node->basedir . '/faketime';
-	my $set_offset = sub {
-		open my $fh, '>', "$offset_file.tmp" or die;
-		print $fh $_[0];
-		close $fh;
-		rename("$offset_file.tmp", $offset_file) or die;
-	};
-	$set_offset->('+0');
+	set_clock_file($offset_file, '+0');
 	$node->stop;
 	start_with_clock_file($node, $offset_file);
 	$writer = status_of($node, 'writer_pid');
@@ -300,12 +305,9 @@ SKIP:
 	kill('STOP', $writer) or die "kill -STOP $writer: $!";
 	my ($out, $err) = ('', '');
 	$started = time;
-	my $h = IPC::Run::start(
-		[ 'psql', '-XAtq', '-v', 'VERBOSITY=verbose', '-d', $node->connstr('postgres'), '-c',
-		  'SELECT count(snowflake(12)) FROM generate_series(1, 3000000)' ],
-		'>', \$out, '2>', \$err, IPC::Run::timeout(180));
+	my $h = start_burst(12, \$out, \$err, 180);
 	my $waiting = poll_until(sub { status_of($node, 'reservation_waits') > $waits });
-	$set_offset->('-1h');
+	set_clock_file($offset_file, '-1h');
 	eval { $h->finish; };
 	$elapsed = time - $started;
 	kill('CONT', $writer) or die "kill -CONT $writer: $!";
@@ -332,10 +334,7 @@ my $fifo = $node->data_dir . '/snowflake.reservation.tmp';
 mkfifo($fifo, 0600) or die "mkfifo: $!";
 my ($out, $err) = ('', '');
 $started = time;
-my $h = IPC::Run::start(
-	[ 'psql', '-XAtq', '-v', 'VERBOSITY=verbose', '-d', $node->connstr('postgres'), '-c',
-	  'SELECT count(snowflake(13)) FROM generate_series(1, 3000000)' ],
-	'>', \$out, '2>', \$err, IPC::Run::timeout(120));
+my $h = start_burst(13, \$out, \$err, 120);
 my $busy_seen = $node->poll_query_until('postgres',
 	'SELECT writer_busy_ms >= 1000 FROM snowflake_status()');
 ok($busy_seen, 'a write that hangs shows in writer_busy_ms');
