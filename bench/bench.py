@@ -430,14 +430,13 @@ def main():
                           f"{secs / ref_secs:.2f} | {mib(index_bytes):.1f} | {mib(table_bytes):.1f} |")
 
     if 4 in sections:
-        clients = a.clients
-        conc = concurrency(clients, a.conc_seconds, a.batch)
+        conc = concurrency(a.clients, a.conc_seconds, a.batch)
         md.append(f"\n## 4. Concurrency: IDs per second\n")
         md.append(f"pgbench, `SELECT count(f) FROM generate_series(1, {a.batch:,})` per transaction, "
                   f"{a.conc_seconds} s per point. One shard of snowflake() is capped at 1,024,000 "
                   "IDs/s by its layout.\n")
-        md.append("| f \\ clients | " + " | ".join(str(c) for c in clients) + " |\n|---|"
-                  + "---:|" * len(clients))
+        md.append("| f \\ clients | " + " | ".join(str(c) for c in a.clients) + " |\n|---|"
+                  + "---:|" * len(a.clients))
         for name, points in conc.items():
             md.append(f"| {name} | " + " | ".join(f"{r:,.0f}" for _, r in points) + " |")
         ids, dups, rate = sustained_one_shard(cur, 8, a.sustain_seconds, a.batch)

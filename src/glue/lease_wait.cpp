@@ -47,8 +47,6 @@ uint32 lease_wait_event() {
   return named_wait_event("SnowflakeLease", &event);
 }
 
-long waited_ms(int64_t started_ms) { return static_cast<long>(monotonic_ms() - started_ms); }
-
 void wake_lease_worker(const LeaseSlot &lease) {
   if (void *latch = lease.worker.load()) SetLatch(static_cast<Latch *>(latch));
 }
@@ -125,7 +123,7 @@ void await_lease(LeaseSlot &lease) {
   const int64_t started = monotonic_ms();
   ConditionVariablePrepareToSleep(reservation_cv);
   while (!lease_open(lease)) {
-    const long waited = waited_ms(started);
+    const long waited = ms_since(started);
     if (waited >= reservation_timeout_ms) {
       ConditionVariableCancelSleep();
       raise_no_lease(lease);
@@ -147,7 +145,7 @@ void await_lease_cover(SharedState &state, uint64_t needed_unix_ms) {
   const int64_t started = monotonic_ms();
   ConditionVariablePrepareToSleep(reservation_cv);
   while (lease.mark_unix_ms.load() <= needed_unix_ms) {
-    const long waited = waited_ms(started);
+    const long waited = ms_since(started);
     if (!lease_open(lease) || waited >= reservation_timeout_ms) {
       ConditionVariableCancelSleep();
       raise_no_lease(lease);

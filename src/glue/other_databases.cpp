@@ -29,7 +29,7 @@ namespace {
 
 // A connection and one catalog lookup take milliseconds; a database locked by a long CREATE
 // DATABASE from it as template makes its worker wait, and this bounds the wait.
-constexpr int64_t kProbeTimeoutMs = 60000;
+constexpr long kProbeTimeoutMs = 60000;
 
 // One answer per database, written by its worker.
 enum : uint32 { kNoAnswer = 0, kWithout = 1, kWith = 2 };
@@ -105,7 +105,7 @@ const char *ask(Oid oid, dsm_segment *segment, uint32 slot) {
     for (;;) {
       pid_t pid;
       if (GetBackgroundWorkerPid(handle, &pid) == BGWH_STOPPED) break;
-      const int64_t waited = monotonic_ms() - started;
+      const long waited = ms_since(started);
       if (waited >= kProbeTimeoutMs) {
         TerminateBackgroundWorker(handle);
         failed = "Its check did not end within 60 s";
@@ -113,7 +113,7 @@ const char *ask(Oid oid, dsm_segment *segment, uint32 slot) {
       }
       // The postmaster sets the latch when the worker ends (bgw_notify_pid).
       (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-                      static_cast<long>(kProbeTimeoutMs - waited), probe_wait_event());
+                      kProbeTimeoutMs - waited, probe_wait_event());
       ResetLatch(MyLatch);
       CHECK_FOR_INTERRUPTS();
     }

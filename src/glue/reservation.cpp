@@ -339,7 +339,7 @@ void await_reservation(uint64_t needed_unix_ms) {
   ConditionVariablePrepareToSleep(reservation_cv);
   while (r.reserved_unix_ms.load(std::memory_order_acquire) <= needed_unix_ms) {
     const bool failed = r.write_failures.load(std::memory_order_acquire) != failures;
-    const long waited_ms = failed ? 0 : static_cast<long>(monotonic_ms() - started);
+    const long waited_ms = failed ? 0 : ms_since(started);
     if (failed || waited_ms >= reservation_timeout_ms || r.refusal.load() != kNotRefused) {
       ConditionVariableCancelSleep();
       if (failed) raise_write_failed(r.write_errno.load(std::memory_order_relaxed));

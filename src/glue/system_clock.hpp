@@ -20,6 +20,9 @@ inline int64_t read_clock(clockid_t id) noexcept {
 // Milliseconds on the monotonic clock, for how long a wait has lasted: a step of the real
 // clock neither stretches a wait nor ends it early.
 inline int64_t monotonic_ms() noexcept { return read_clock(CLOCK_MONOTONIC) / 1000000; }
+inline long ms_since(int64_t started_ms) noexcept {
+  return static_cast<long>(monotonic_ms() - started_ms);
+}
 
 // The monotonic clock through the CPU's counter (TscMono: the time-stamp counter on x86-64,
 // CNTVCT_EL0 on ARM64), where the kernel keeps time by it (use_tsc, set in _PG_init); else

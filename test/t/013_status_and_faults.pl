@@ -251,6 +251,15 @@ SELECT (SELECT min(sf) FROM n) > (SELECT max(sf) FROM before_ids),
 	$node->safe_psql('postgres', 'DROP TABLE before_ids');
 }
 
+# The reservation writer's PID, once it runs (after a start it may not yet).
+sub running_writer
+{
+	my $pid;
+	poll_until(sub { ($pid = status_of($node, 'writer_pid')) ne '' })
+	  or die 'no reservation writer';
+	return $pid;
+}
+
 # Starts 3,000,000 snowflake($shard) in a psql of its own, its output and errors into $$out
 # and $$err, for at most $timeout s; returns the IPC::Run harness.
 sub start_burst
@@ -267,7 +276,7 @@ sub start_burst
 # an ERROR after snowflake.reservation_timeout, and IDs flow once the writer runs again.
 is($node->safe_psql('postgres', 'SHOW snowflake.reservation_timeout'), '10s',
 	'snowflake.reservation_timeout is 10 s by default');
-my $writer = status_of($node, 'writer_pid');
+my $writer = running_writer();
 kill('STOP', $writer) or die "kill -STOP $writer: $!";
 my $timed_out = 0;
 my $started = time;
@@ -300,7 +309,7 @@ SKIP:
 	set_clock_file($offset_file, '+0');
 	$node->stop;
 	start_with_clock_file($node, $offset_file);
-	$writer = status_of($node, 'writer_pid');
+	$writer = running_writer();
 	my $waits = status_of($node, 'reservation_waits');
 	kill('STOP', $writer) or die "kill -STOP $writer: $!";
 	my ($out, $err) = ('', '');
