@@ -59,10 +59,10 @@ class EtcdStore : public LeaseStore {
   const std::string &endpoint() const noexcept { return endpoint_; }
 
   StoreResult grant(int64_t ttl_s, int64_t *lease) override;
-  StoreResult held(uint32_t low, uint32_t high, std::vector<uint32_t> *shards) override;
+  StoreResult held(uint32_t low, uint32_t high, std::vector<ShardOwner> *owners) override;
   StoreResult acquire(int64_t lease, uint32_t first, uint32_t count, StoredMark *mark) override;
   StoreResult renew(int64_t lease, int64_t *ttl_s) override;
-  StoreResult mark(int64_t lease, uint32_t first, uint32_t count, const StoredMark &mark) override;
+  StoreResult mark(int64_t lease, uint32_t first, uint32_t count, StoredMark *mark) override;
   StoreResult release(int64_t lease) override;
 
  private:
@@ -80,8 +80,6 @@ class EtcdStore : public LeaseStore {
   // The answer to a range request over [from, to) (*body), or what went wrong, named what.
   StoreResult range(const char *what, const std::string &from, const std::string &to,
                     bool keys_only, std::string *body);
-  StoreResult owners_all_ours(int64_t lease, uint32_t first, uint32_t count, bool *ours);
-  StoreResult read_mark(uint32_t first, uint32_t count, StoredMark *mark);
 
   EtcdSettings settings_;
   std::function<bool()> abort_;
