@@ -68,17 +68,28 @@ sub generate_error
 	return $ret == 0 ? '' : $err;
 }
 
-# Waits until snowflake() on $node fails (status first, then a real call, which waits
-# reservation_timeout for a lease). In list context also the time the status said so.
+# Waits until snowflake() on $node fails (status first, then a real call); the ERROR.
 sub wait_refusing
 {
 	my ($node) = @_;
 	$node->poll_query_until('postgres',
 		'SELECT generation_refused IS NOT NULL FROM snowflake_status()')
 	  or die $node->name . ' kept generating';
-	my $at = time;
-	my $err = generate_error($node);
-	return wantarray ? ($err, $at) : $err;
+	return generate_error($node);
+}
+
+# Calls $code every 100 ms until it returns true or $seconds have passed: the seconds it took,
+# or undef.
+sub within
+{
+	my ($seconds, $code) = @_;
+	my $start = time;
+	while (time - $start < $seconds)
+	{
+		return time - $start if $code->();
+		usleep(100_000);
+	}
+	return undef;
 }
 
 # ---- One configuration, three servers: distinct shards, no repeat.
@@ -321,5 +332,77 @@ $typed->safe_psql('postgres', 'CREATE EXTENSION snowflake');
 like(generate_error($typed), qr/snowflake.shard_id is set in the configuration file, but snowflake.shard_source is etcd/,
 	'a shard id in the configuration file is refused in lease mode');
 $typed->stop;
+
+# ---- A lease worker that ends, however it ends, gives its lease back. One shard in the pool and
+# lease_ttl 60 s: a lease left to expire would stop generation for a minute.
+my $once;
+{
+	# A test-only hook: an ERROR in the lease worker's reload path.
+	local $ENV{SNOWFLAKE_TEST_ERROR_AT_RELOAD} = '1';
+	$once = lease_node('once', $etcd->endpoints, '40-40',
+		"snowflake.lease_ttl = 60s\nrestart_after_crash = on\n");
+	$once->start;
+}
+$once->safe_psql('postgres', 'CREATE EXTENSION snowflake');
+wait_state($once, 'held');
+my $owner_lease = sub {
+	my $kv = $etcd->keys_under('/snowflake/owner/0040');
+	return $kv->{'/snowflake/owner/0040'} ? $kv->{'/snowflake/owner/0040'}[1] : 0;
+};
+my $works = sub { my ($r) = $once->psql('postgres', 'SELECT snowflake()'); return $r == 0; };
+my $first_lease = $owner_lease->();
+ok($first_lease, 'the owner key of the one shard carries the lease');
+my $log_at = -s $once->logfile;
+$once->reload;
+ok(defined within(40, sub { $owner_lease->() ne $first_lease }),
+	'an ERROR in the lease worker at a reload ends it with a clean stop: its lease is revoked, not left for lease_ttl');
+like(log_since($once, $log_at), qr/snowflake lease worker stopped on an ERROR at a reload: error injected/,
+	'the log says why the worker stopped');
+ok(defined within(40, $works), 'the restarted worker leases the shard again');
+
+foreach my $victim ('the lease worker', 'a backend')
+{
+	my $before = $once->safe_psql('postgres', 'SELECT snowflake()');
+	my $lease_before = $owner_lease->();
+	my $pid;
+	my $sleeper;
+	if ($victim eq 'a backend')
+	{
+		$sleeper = IPC::Run::start(
+			[ 'psql', '-XAtq', '-d', $once->connstr('postgres'), '-c', 'SELECT pg_sleep(600)' ],
+			'>', \my $sleep_out, '2>', \my $sleep_err);
+		$once->poll_query_until('postgres',
+			q{SELECT count(*) = 1 FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(600)'})
+		  or die 'no sleeping backend';
+		$pid = $once->safe_psql('postgres',
+			q{SELECT pid FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(600)'});
+	}
+	else
+	{
+		# A worker with no database connection is not in pg_stat_activity: by its title.
+		my $title = 'postgres: ' . $once->name . ': snowflake lease worker';
+		poll_until(sub {
+			foreach my $cmdline (glob('/proc/[0-9]*/cmdline'))
+			{
+				my $args = eval { slurp_file($cmdline) } // next;
+				($pid) = $cmdline =~ m{/proc/(\d+)/} if index($args, $title) == 0;
+			}
+			return $pid;
+		}) or die 'no lease worker';
+	}
+	$log_at = -s $once->logfile;
+	kill 'KILL', $pid;
+	$sleeper->finish if $sleeper;
+	# A crash-restart of the server, then the lease held before it is taken back: long before
+	# etcd could expire it (60 s).
+	my $took = within(30, sub { $once->psql('postgres', 'SELECT 1') == 0 && $works->() });
+	ok(defined $took, "after a SIGKILL of $victim, snowflake() works again before the old lease could expire");
+	diag(sprintf("after a SIGKILL of $victim, snowflake() worked again in %.1f s (lease_ttl 60 s)", $took // -1));
+	like(log_since($once, $log_at), qr/snowflake takes back the lease \d+ it held before the crash-restart/,
+		'the log says the lease held before is taken back');
+	is($owner_lease->(), $lease_before, 'the owner key still carries that lease: the same lease, renewed');
+	ok($once->safe_psql('postgres', "SELECT snowflake() > $before"), 'and IDs go on above the ones before');
+}
+$once->stop;
 
 done_testing();
