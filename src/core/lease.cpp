@@ -182,6 +182,7 @@ void LeaseMachine::forget_lease(const std::string &why) {
   }
   has_range_ = false;
   reported_lost_ = false;
+  slot_.mark_failing.store(false);
   set_lease(0);
   last_error_ = why;
   set_state(LeaseState::kAcquiring);
@@ -368,10 +369,12 @@ bool LeaseMachine::write_mark(LeaseStore &store, uint64_t unix_ms, bool may_lowe
       if (!may_lower && m.unix_ms >= unix_ms) return true;
       continue;
     }
+    slot_.mark_failing.store(r.status == StoreStatus::kError);
     if (settle(r)) return false;
     mark_revision_ = m.revision;
     return true;
   }
+  slot_.mark_failing.store(true);
   fail(StoreResult::failed("write of the mark: the marks changed in etcd while written, twice"));
   return false;
 }

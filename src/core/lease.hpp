@@ -79,6 +79,9 @@ struct alignas(64) LeaseSlot {
   // restart of the worker or of the server, so that the next worker takes the same lease and
   // its range back (LeaseMachine's known_lease) rather than waiting lease_ttl for it.
   std::atomic<int64_t> lease_id;
+  // The last write of the mark failed (renewals may go through): IDs past the mark stored
+  // wait for it, and SF001 must say that the mark is what failed.
+  std::atomic<bool> mark_failing;
   std::atomic<void *> worker;  // the lease worker's latch; nullptr while none runs
   std::atomic<int> worker_pid;
 
@@ -93,6 +96,7 @@ struct alignas(64) LeaseSlot {
     requests.store(0);
     generation.store(0);
     lease_id.store(0);
+    mark_failing.store(false);
     worker.store(nullptr);
     worker_pid.store(0);
   }
