@@ -318,6 +318,11 @@ void LeaseMachine::acquire(LeaseStore &store) {
       fail(StoreResult::failed(buf));
       return;
     }
+    // The marks of a restored etcd may be older than IDs issued since its snapshot: the
+    // operator's margin starts the range above them and above this server's clock.
+    if (settings_.restore_margin_ms > 0)
+      mark.unix_ms = std::max(mark.unix_ms, host_.ids_unix_ms()) +
+                     static_cast<uint64_t>(settings_.restore_margin_ms);
     first_ = static_cast<uint32_t>(first);
     count_ = settings_.count;
     has_range_ = true;

@@ -36,6 +36,9 @@ struct LeaseSettings {
   int64_t ttl_ms = 30000;         // the lease's time to live in the store
   int64_t renew_ms = 10000;       // how often it is renewed
   int64_t fail_after_ms = 15000;  // with no renewal for this long, generation stops
+  // After etcd lost acknowledged writes (a snapshot restored, --force-new-cluster): a range
+  // taken starts this far above the higher of its mark and the IDs' clock (0: at its mark).
+  int64_t restore_margin_ms = 0;
 };
 
 // The most shards one server leases: one store transaction claims them all (etcd allows 128

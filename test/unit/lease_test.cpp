@@ -643,3 +643,25 @@ TEST(Lease, MarkWritesFailingWhileRenewalsGoThroughAreNamed) {
   EXPECT_FALSE(a.slot.mark_failing.load());
   EXPECT_GT(a.slot.mark_unix_ms.load(), mark);
 }
+
+TEST(Lease, AfterARestoreTheMarginStartsARangeAboveItsMarkAndTheClock) {
+  FakeStore store;
+  // A restored snapshot holds a mark an hour old; the IDs since went further.
+  store.marks[2] = StoredMark{kWallMs + 1000 * 1000 - 3600000, kEpoch};
+  LeaseSettings s = settings(2, 2);
+  s.restore_margin_ms = 600000;
+  Server a(store, s, -30000);  // its IDs' clock 30 s behind
+  a.step();
+  ASSERT_EQ(a.state(), LeaseState::kHeld) << a.machine->last_error();
+  const uint64_t clock = kWallMs + store.now / kMs - 30000;
+  EXPECT_GE(a.floor_ms, clock + 600000);
+  EXPECT_GT(store.marks[2].unix_ms, a.floor_ms);  // stored before any ID
+  EXPECT_FALSE(a.can_issue_at(clock + 599999));
+  // Without the margin, the range starts at the clock.
+  FakeStore plain;
+  plain.marks[2] = store.marks[2];
+  plain.marks[2].unix_ms = kWallMs + 1000 * 1000 - 3600000;
+  Server b(plain, settings(2, 2), -30000);
+  b.step();
+  EXPECT_LT(b.floor_ms, clock);
+}
