@@ -259,6 +259,17 @@ bool etcd_parse_mark(const std::string &value, StoredMark *mark) {
   return true;
 }
 
+bool etcd_token_refused(long status, const std::string &body) {
+  if (status == 401) return true;
+  std::string message;
+  if (!etcd_parse_error(body, &message)) return false;
+  for (const char *refusal :
+       {"etcdserver: invalid auth token", "etcdserver: revision of auth store is old",
+        "etcdserver: user name is empty"})
+    if (message.find(refusal) != std::string::npos) return true;
+  return false;
+}
+
 std::string etcd_mark_value(const StoredMark &mark) {
   return "{\"unix_ms\":" + std::to_string(mark.unix_ms) +
          ",\"epoch_ms\":" + std::to_string(mark.epoch_ms) + "}";
@@ -381,8 +392,9 @@ bool EtcdStore::call(const char *path, const std::string &body, Response *out, s
     std::string err;
     bool ok = settings_.user.empty() || !token_.empty() || authenticate(url, &err, left_ms());
     if (ok) ok = post(url, path, body, out, &err, left_ms());
-    // An expired token: take a new one, once.
-    if (ok && out->status == 401 && !settings_.user.empty()) {
+    // A token etcd no longer takes (expired, or older than a change to users or roles): take
+    // a new one, once.
+    if (ok && !settings_.user.empty() && etcd_token_refused(out->status, out->body)) {
       ok = authenticate(url, &err, left_ms()) && post(url, path, body, out, &err, left_ms());
     }
     // A member without a leader or quorum answers 503 (a streaming call: 200, with the 503 in

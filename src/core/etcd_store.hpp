@@ -46,6 +46,12 @@ bool etcd_parse_lease_id(const std::string &body, int64_t *id, int64_t *ttl_s);
 // A keepalive's answer: false if it is not one; *ttl_s is 0 when the lease is gone.
 bool etcd_parse_keepalive(const std::string &body, int64_t *ttl_s);
 bool etcd_parse_mark(const std::string &value, StoredMark *mark);
+// Whether an answer says the request's token is no good, so that a new one must be taken
+// and the request sent again: HTTP 401, or etcd's "invalid auth token", "revision of auth
+// store is old" (any change to users or roles anywhere in the cluster makes every JWT token
+// taken before it so: HTTP 400 through the gateway) or "user name is empty", whatever the
+// status, as etcd's Go client does (clientv3's shouldRefreshToken).
+bool etcd_token_refused(long status, const std::string &body);
 std::string etcd_mark_value(const StoredMark &mark);
 
 class EtcdStore : public LeaseStore {

@@ -182,6 +182,7 @@ void LeaseMachine::forget_lease(const std::string &why) {
   }
   has_range_ = false;
   reported_lost_ = false;
+  slot_.mark_failing.store(false);
   set_lease(0);
   last_error_ = why;
   set_state(LeaseState::kAcquiring);
@@ -317,6 +318,11 @@ void LeaseMachine::acquire(LeaseStore &store) {
       fail(StoreResult::failed(buf));
       return;
     }
+    // The marks of a restored etcd may be older than IDs issued since its snapshot: the
+    // operator's margin starts the range above them and above this server's clock.
+    if (settings_.restore_margin_ms > 0)
+      mark.unix_ms = std::max(mark.unix_ms, host_.ids_unix_ms()) +
+                     static_cast<uint64_t>(settings_.restore_margin_ms);
     first_ = static_cast<uint32_t>(first);
     count_ = settings_.count;
     has_range_ = true;
@@ -368,10 +374,12 @@ bool LeaseMachine::write_mark(LeaseStore &store, uint64_t unix_ms, bool may_lowe
       if (!may_lower && m.unix_ms >= unix_ms) return true;
       continue;
     }
+    slot_.mark_failing.store(r.status == StoreStatus::kError);
     if (settle(r)) return false;
     mark_revision_ = m.revision;
     return true;
   }
+  slot_.mark_failing.store(true);
   fail(StoreResult::failed("write of the mark: the marks changed in etcd while written, twice"));
   return false;
 }

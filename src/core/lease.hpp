@@ -36,6 +36,9 @@ struct LeaseSettings {
   int64_t ttl_ms = 30000;         // the lease's time to live in the store
   int64_t renew_ms = 10000;       // how often it is renewed
   int64_t fail_after_ms = 15000;  // with no renewal for this long, generation stops
+  // After etcd lost acknowledged writes (a snapshot restored, --force-new-cluster): a range
+  // taken starts this far above the higher of its mark and the IDs' clock (0: at its mark).
+  int64_t restore_margin_ms = 0;
 };
 
 // The most shards one server leases: one store transaction claims them all (etcd allows 128
@@ -79,6 +82,9 @@ struct alignas(64) LeaseSlot {
   // restart of the worker or of the server, so that the next worker takes the same lease and
   // its range back (LeaseMachine's known_lease) rather than waiting lease_ttl for it.
   std::atomic<int64_t> lease_id;
+  // The last write of the mark failed (renewals may go through): IDs past the mark stored
+  // wait for it, and SF001 must say that the mark is what failed.
+  std::atomic<bool> mark_failing;
   std::atomic<void *> worker;  // the lease worker's latch; nullptr while none runs
   std::atomic<int> worker_pid;
 
@@ -93,6 +99,7 @@ struct alignas(64) LeaseSlot {
     requests.store(0);
     generation.store(0);
     lease_id.store(0);
+    mark_failing.store(false);
     worker.store(nullptr);
     worker_pid.store(0);
   }

@@ -30,6 +30,7 @@ struct Link : LeaseStore {
   bool cut = false;
   int lose_claims = 0;      // the next claims go through, but their answers are lost
   bool hold_marks = false;  // mark writes are kept in held_marks, answered with a timeout
+  const char *refuse_marks = nullptr;  // mark writes fail with this error (renewals go through)
   struct HeldMark {
     int64_t lease;
     uint32_t first, count;
@@ -152,6 +153,7 @@ StoreResult Link::renew(int64_t lease, int64_t *ttl_s) {
 }
 StoreResult Link::mark(int64_t lease, uint32_t first, uint32_t count, StoredMark *m) {
   if (cut) return StoreResult::failed("connection refused");
+  if (refuse_marks != nullptr) return StoreResult::failed(refuse_marks);
   if (hold_marks) {
     held_marks.push_back({lease, first, count, *m});
     return StoreResult::failed("timed out");
@@ -619,4 +621,47 @@ TEST(Lease, AMarkWriteThatLandedBeforeTheNextIsWrittenOver) {
   a.machine->close();
   a.machine->stop(a.link, high);
   EXPECT_EQ(store.marks[3].unix_ms, high + 1);
+}
+
+TEST(Lease, MarkWritesFailingWhileRenewalsGoThroughAreNamed) {
+  FakeStore store;
+  Server a(store, settings(0, 9));
+  run(store, {&a}, 300);
+  ASSERT_EQ(a.state(), LeaseState::kHeld);
+  EXPECT_FALSE(a.slot.mark_failing.load());
+  // As with JWT tokens after a change to users or roles: keepalives go on, the mark does not.
+  a.link.refuse_marks = "write of the mark: etcdserver: revision of auth store is old";
+  const uint64_t mark = a.slot.mark_unix_ms.load();
+  run(store, {&a}, 5000);
+  EXPECT_TRUE(a.open());  // renewed: the lease is held
+  EXPECT_EQ(a.slot.mark_unix_ms.load(), mark);
+  EXPECT_TRUE(a.slot.mark_failing.load());
+  EXPECT_EQ(a.state(), LeaseState::kFailing);
+  EXPECT_EQ(a.machine->last_error(), a.link.refuse_marks);
+  a.link.refuse_marks = nullptr;
+  run(store, {&a}, 500);
+  EXPECT_FALSE(a.slot.mark_failing.load());
+  EXPECT_GT(a.slot.mark_unix_ms.load(), mark);
+}
+
+TEST(Lease, AfterARestoreTheMarginStartsARangeAboveItsMarkAndTheClock) {
+  FakeStore store;
+  // A restored snapshot holds a mark an hour old; the IDs since went further.
+  store.marks[2] = StoredMark{kWallMs + 1000 * 1000 - 3600000, kEpoch};
+  LeaseSettings s = settings(2, 2);
+  s.restore_margin_ms = 600000;
+  Server a(store, s, -30000);  // its IDs' clock 30 s behind
+  a.step();
+  ASSERT_EQ(a.state(), LeaseState::kHeld) << a.machine->last_error();
+  const uint64_t clock = kWallMs + store.now / kMs - 30000;
+  EXPECT_GE(a.floor_ms, clock + 600000);
+  EXPECT_GT(store.marks[2].unix_ms, a.floor_ms);  // stored before any ID
+  EXPECT_FALSE(a.can_issue_at(clock + 599999));
+  // Without the margin, the range starts at the clock.
+  FakeStore plain;
+  plain.marks[2] = store.marks[2];
+  plain.marks[2].unix_ms = kWallMs + 1000 * 1000 - 3600000;
+  Server b(plain, settings(2, 2), -30000);
+  b.step();
+  EXPECT_LT(b.floor_ms, clock);
 }
