@@ -282,6 +282,9 @@ EtcdStore::EtcdStore(EtcdSettings settings, std::function<bool()> abort)
   curl_ = curl_easy_init();
 }
 
+EtcdStore::EtcdStore(EtcdSettings settings, EtcdTransport &transport)
+    : settings_(std::move(settings)), transport_(&transport) {}
+
 EtcdStore::~EtcdStore() {
   if (curl_ != nullptr) curl_easy_cleanup(static_cast<CURL *>(curl_));
 }
@@ -368,6 +371,7 @@ bool EtcdStore::authenticate(const std::string &url, std::string *error, long ti
 }
 
 bool EtcdStore::call(const char *path, const std::string &body, Response *out, std::string *error) {
+  if (transport_ != nullptr) return transport_->call(path, body, out, error);
   if (settings_.endpoints.empty()) {
     *error = "snowflake.etcd_endpoints is empty";
     return false;
@@ -446,9 +450,10 @@ StoreResult EtcdStore::grant(int64_t ttl_s, int64_t *lease) try {
 }
 
 StoreResult EtcdStore::range(const char *what, const std::string &from, const std::string &to,
-                             bool keys_only, std::string *body) {
+                             bool keys_only, int64_t limit, std::string *body) {
   json req = {{"key", base64_encode(from)}, {"range_end", base64_encode(to)}};
   if (keys_only) req["keys_only"] = true;
+  if (limit > 0) req["limit"] = std::to_string(limit);
   Response r;
   std::string error;
   if (!call("/v3/kv/range", req.dump(), &r, &error)) return StoreResult::failed(error);
@@ -470,21 +475,38 @@ json kvs_of(const std::string &body) {
 }  // namespace
 
 StoreResult EtcdStore::held(uint32_t low, uint32_t high, std::vector<ShardOwner> *owners) try {
-  std::string body;
-  const StoreResult r = range("range of owner keys", etcd_owner_key(settings_.prefix, low),
-                              etcd_owner_key(settings_.prefix, high + 1), true, &body);
-  if (r.status != StoreStatus::kOk) return r;
   const std::string head = settings_.prefix + "/owner/";
-  for (const json &kv : kvs_of(body)) {
-    std::string key;
-    if (!kv.is_object() || !kv.contains("key") || !kv["key"].is_string() ||
-        !base64_decode(kv["key"].get<std::string>(), &key) || key.rfind(head, 0) != 0)
-      continue;
-    const std::string digits = key.substr(head.size());
-    if (digits.size() != 4 || digits.find_first_not_of("0123456789") != std::string::npos) continue;
-    int64_t lease = 0;  // keys_only leaves the lease in (etcd clears the value alone)
-    (void)json_int(kv, "lease", &lease);
-    owners->push_back({static_cast<uint32_t>(std::stoul(digits)), lease});
+  const std::string to = etcd_owner_key(settings_.prefix, high + 1);
+  std::string from = etcd_owner_key(settings_.prefix, low);
+  // Page by page: every owner key of a large pool in one answer would pass the 1 MiB an
+  // answer may take (about 7,500 keys), and every claim of every server would fail.
+  const uint32_t pages = (high - low + 1) / kOwnerKeysPerPage + 2;
+  for (uint32_t page = 0;; ++page) {
+    if (page == pages)
+      return StoreResult::failed("range of owner keys: etcd answers more pages than keys");
+    std::string body;
+    const StoreResult r = range("range of owner keys", from, to, true, kOwnerKeysPerPage, &body);
+    if (r.status != StoreStatus::kOk) return r;
+    std::string last;
+    for (const json &kv : kvs_of(body)) {
+      std::string key;
+      if (!kv.is_object() || !kv.contains("key") || !kv["key"].is_string() ||
+          !base64_decode(kv["key"].get<std::string>(), &key))
+        continue;
+      last = key;
+      if (key.rfind(head, 0) != 0) continue;
+      const std::string digits = key.substr(head.size());
+      if (digits.size() != 4 || digits.find_first_not_of("0123456789") != std::string::npos)
+        continue;
+      int64_t lease = 0;  // keys_only leaves the lease in (etcd clears the value alone)
+      (void)json_int(kv, "lease", &lease);
+      owners->push_back({static_cast<uint32_t>(std::stoul(digits)), lease});
+    }
+    const json j = parse_first(body);
+    if (!j.value("more", false)) break;
+    if (last.empty())
+      return StoreResult::failed("range of owner keys: more, but no key, in etcd's answer");
+    from = last + std::string(1, '\0');  // the first key after the last one read
   }
   return StoreResult::ok();
 } catch (const json::exception &e) {

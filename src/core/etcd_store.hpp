@@ -54,9 +54,31 @@ bool etcd_parse_mark(const std::string &value, StoredMark *mark);
 bool etcd_token_refused(long status, const std::string &body);
 std::string etcd_mark_value(const StoredMark &mark);
 
+// An answer of etcd's gateway.
+struct EtcdResponse {
+  long status = 0;
+  std::string body;
+};
+
+// How the store reaches etcd: POST a JSON body to a gateway path. The store's own is libcurl
+// over the endpoints, with failover and tokens; unit tests give canned answers.
+class EtcdTransport {
+ public:
+  virtual ~EtcdTransport() = default;
+  // false with *error when no endpoint answered.
+  virtual bool call(const char *path, const std::string &body, EtcdResponse *out,
+                    std::string *error) = 0;
+};
+
+// The most owner keys one range request asks for: at about 140 bytes each in etcd's
+// answer, a page stays well below the 1 MiB an answer may take.
+constexpr int64_t kOwnerKeysPerPage = 1000;
+
 class EtcdStore : public LeaseStore {
  public:
   EtcdStore(EtcdSettings settings, std::function<bool()> abort);
+  // Over another transport (settings' prefix and holder alone are used).
+  EtcdStore(EtcdSettings settings, EtcdTransport &transport);
   ~EtcdStore() override;
   EtcdStore(const EtcdStore &) = delete;
   EtcdStore &operator=(const EtcdStore &) = delete;
@@ -72,10 +94,7 @@ class EtcdStore : public LeaseStore {
   StoreResult release(int64_t lease) override;
 
  private:
-  struct Response {
-    long status = 0;
-    std::string body;
-  };
+  using Response = EtcdResponse;
   // POSTs body to path at the endpoint in use, then at the others in turn while they cannot
   // be reached; with authentication, a token is taken first, and again when etcd says it
   // expired. false with *error when no endpoint answered.
@@ -83,9 +102,10 @@ class EtcdStore : public LeaseStore {
   bool post(const std::string &url, const char *path, const std::string &body, Response *out,
             std::string *error, long timeout_ms);
   bool authenticate(const std::string &url, std::string *error, long timeout_ms);
-  // The answer to a range request over [from, to) (*body), or what went wrong, named what.
+  // The answer to a range request over [from, to), at most limit keys (0: all) (*body), or
+  // what went wrong, named what.
   StoreResult range(const char *what, const std::string &from, const std::string &to,
-                    bool keys_only, std::string *body);
+                    bool keys_only, int64_t limit, std::string *body);
 
   EtcdSettings settings_;
   std::function<bool()> abort_;
@@ -93,6 +113,7 @@ class EtcdStore : public LeaseStore {
   size_t current_ = 0;
   std::string endpoint_;
   std::string token_;
+  EtcdTransport *transport_ = nullptr;  // another transport than libcurl, when set
 };
 
 }  // namespace snowflake
