@@ -403,7 +403,7 @@ foreach my $victim ('the lease worker', 'a backend')
 	$sleeper->finish if $sleeper;
 	# A crash-restart of the server, then the lease held before it is taken back: long before
 	# etcd could expire it (60 s).
-	my $took = within(30, sub { $once->psql('postgres', 'SELECT 1') == 0 && $works->() });
+	my $took = within(15, sub { $once->psql('postgres', 'SELECT 1') == 0 && $works->() });
 	ok(defined $took, "after a SIGKILL of $victim, snowflake() works again before the old lease could expire");
 	diag(sprintf("after a SIGKILL of $victim, snowflake() worked again in %.1f s (lease_ttl 60 s)", $took // -1));
 	like(log_since($once, $log_at), qr/snowflake takes back the lease \d+ it held before the crash-restart/,
