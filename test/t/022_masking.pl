@@ -277,6 +277,27 @@ close $fh;
 reload_until(qr/^2\|1\|-$/);
 like(psql_error(q{SELECT snowflake_unmask('ord_7h25mn944e6m9kbsxr35qrvg7c', 'ord')}), qr/22P02: invalid snowflake token/,
 	'a retired key\'s tokens are refused');
+# One key under two ids loads, with a WARNING; a key of all zeros is refused.
+$log_at = -s $node->logfile;
+open($fh, '>', $keyfile) or die $!;
+print $fh "2 $key{2} active\n5 $key{2}\n";
+close $fh;
+reload_until(qr/^2\|2\|-$/);
+ok( poll_until(
+		sub {
+			log_since($node, $log_at) =~
+			  /WARNING:  snowflake\.mask_key_file: line 2: key id 5 holds the same key as key id 2/;
+		}),
+	'one key under two ids: a WARNING in the log');
+open($fh, '>', $keyfile) or die $!;
+print $fh "2 $key{2} active\n0 " . ('0' x 64) . "\n";
+close $fh;
+reload_until(qr/line 2: this key is all zeros or the README's example/);
+pass('a key of all zeros is refused');
+open($fh, '>', $keyfile) or die $!;
+print $fh "2 $key{2} active\n";
+close $fh;
+reload_until(qr/^2\|1\|-$/);
 
 # A role that is not superuser, with pg_monitor (which reads every setting): no key by any
 # SQL it can run.
