@@ -138,11 +138,14 @@ MaskKeyring &mask_keyring() {
         ERROR,
         (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE), errmsg("no mask key is loaded"),
          errdetail("%s", keyring.failed() ? "The cipher library could not set up a key." : problem),
-         unset ? errhint("Set snowflake.mask_key_file to a key file (a line \"0 <64 hex "
-                         "digits> active\"; openssl rand -hex 32 makes a key) and reload "
-                         "the configuration.")
-               : errhint("Fix the file that snowflake.mask_key_file names and reload the "
-                         "configuration (SELECT pg_reload_conf()).")));
+         IsParallelWorker()
+             ? errhint("The mask functions are PARALLEL RESTRICTED: a function that calls them "
+                       "must be too.")
+         : unset ? errhint("Set snowflake.mask_key_file to a key file (a line \"0 <64 hex "
+                           "digits> active\"; openssl rand -hex 32 makes a key) and reload "
+                           "the configuration.")
+                 : errhint("Fix the file that snowflake.mask_key_file names and reload the "
+                           "configuration (SELECT pg_reload_conf()).")));
   }
   return keyring;
 }

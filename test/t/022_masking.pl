@@ -228,6 +228,14 @@ is("$par_out|$par_err", '200000|', 'the file broken, not reloaded: the same, and
 open($broken, '>', $keyfile) or die $!;
 print $broken $good_keys;
 close $broken;
+# A function that calls them but claims PARALLEL SAFE runs in a worker, which holds no key:
+# the ERROR says what to change.
+$node->safe_psql('postgres', q{
+CREATE FUNCTION wrapped(bigint) RETURNS text LANGUAGE plpgsql PARALLEL SAFE
+  AS $$BEGIN RETURN snowflake_mask($1); END$$});
+like(psql_error($parallel =~ s/SELECT count.*/SELECT count(wrapped(id)) FROM par/sr),
+	qr/ERROR:  55000: no mask key is loaded\nDETAIL:  a parallel worker holds no mask key\nHINT:  The mask functions are PARALLEL RESTRICTED: a function that calls them must be too\./,
+	'a PARALLEL SAFE function that masks: 55000, and the hint says why');
 
 # Rotation: key 2 becomes active; a session opened before the reload takes it at its next
 # statement; tokens made under key 1 still unmask; the façades take a key id.
