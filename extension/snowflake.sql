@@ -323,26 +323,35 @@ GRANT EXECUTE ON FUNCTION snowflake_replica_guard() TO @extowner@ WITH GRANT OPT
 
 -- masking: IDs shown outside the database without their time, shard or order, under the
 -- keys of snowflake.mask_key_file. STABLE, not IMMUTABLE: a reload can change the active key.
+-- PARALLEL RESTRICTED: they run in the leader, with its keys; a parallel worker would read the
+-- file as it is on disk at that moment, perhaps edited and not yet reloaded.
 
 CREATE FUNCTION snowflake_mask(id bigint, prefix text DEFAULT '') RETURNS text
-	AS 'MODULE_PATHNAME', 'snowflake_mask' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'snowflake_mask' LANGUAGE C STABLE STRICT PARALLEL RESTRICTED;
 
--- Without a prefix, the token's own; NULL for a NULL token.
-CREATE FUNCTION snowflake_unmask(token text, prefix text DEFAULT NULL) RETURNS bigint
-	AS 'MODULE_PATHNAME', 'snowflake_unmask' LANGUAGE C STABLE PARALLEL SAFE;
+-- The token must carry exactly prefix: none without one.
+CREATE FUNCTION snowflake_unmask(token text, prefix text DEFAULT '') RETURNS bigint
+	AS 'MODULE_PATHNAME', 'snowflake_unmask' LANGUAGE C STABLE STRICT PARALLEL RESTRICTED;
 
 -- Without a key id, the active key; NULL for a NULL ID.
 CREATE FUNCTION uuidv7_mask(id uuid, key_id integer DEFAULT NULL) RETURNS uuid
-	AS 'MODULE_PATHNAME', 'uuidv7_mask' LANGUAGE C STABLE PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'uuidv7_mask' LANGUAGE C STABLE PARALLEL RESTRICTED;
 
 CREATE FUNCTION uuidv7_unmask(id uuid, key_id integer DEFAULT NULL) RETURNS uuid
-	AS 'MODULE_PATHNAME', 'uuidv7_unmask' LANGUAGE C STABLE PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'uuidv7_unmask' LANGUAGE C STABLE PARALLEL RESTRICTED;
+
+-- uuidv47's façade, byte for byte: rand_a, snowflake_uuidv7()'s counter, shows through.
+CREATE FUNCTION uuidv47_mask(id uuid, key_id integer DEFAULT NULL) RETURNS uuid
+	AS 'MODULE_PATHNAME', 'uuidv47_mask' LANGUAGE C STABLE PARALLEL RESTRICTED;
+
+CREATE FUNCTION uuidv47_unmask(id uuid, key_id integer DEFAULT NULL) RETURNS uuid
+	AS 'MODULE_PATHNAME', 'uuidv47_unmask' LANGUAGE C STABLE PARALLEL RESTRICTED;
 
 CREATE FUNCTION ulid_mask(id ulid, key_id integer DEFAULT NULL) RETURNS ulid
-	AS 'MODULE_PATHNAME', 'ulid_mask' LANGUAGE C STABLE PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'ulid_mask' LANGUAGE C STABLE PARALLEL RESTRICTED;
 
 CREATE FUNCTION ulid_unmask(id ulid, key_id integer DEFAULT NULL) RETURNS ulid
-	AS 'MODULE_PATHNAME', 'ulid_unmask' LANGUAGE C STABLE PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'ulid_unmask' LANGUAGE C STABLE PARALLEL RESTRICTED;
 
 -- observability
 
@@ -477,9 +486,11 @@ COMMENT ON FUNCTION snowflake_observe(uuid) IS 'every ID issued here from now on
 COMMENT ON FUNCTION snowflake_observe(ulid) IS 'every ID issued here from now on is in a later millisecond than this ULID (bounded by snowflake.max_clock_offset)';
 
 COMMENT ON FUNCTION snowflake_mask(bigint, text) IS 'a 26-character token for an ID (with prefix_ before it if given) under the active key of snowflake.mask_key_file: no time, shard or order can be read from it';
-COMMENT ON FUNCTION snowflake_unmask(text, text) IS 'the ID of a token made by snowflake_mask() with any key of snowflake.mask_key_file, which must carry prefix if given; a changed or forged token is an ERROR';
-COMMENT ON FUNCTION uuidv7_mask(uuid, integer) IS 'a version-4-looking UUID for a UUIDv7, its time hidden (uuidv47''s format), under the active mask key or the key of key_id';
+COMMENT ON FUNCTION snowflake_unmask(text, text) IS 'the ID of a token made by snowflake_mask() with any key of snowflake.mask_key_file, which must carry exactly prefix (none when not given); a changed or forged token is an ERROR';
+COMMENT ON FUNCTION uuidv7_mask(uuid, integer) IS 'a version-4-looking UUID for a UUIDv7, its time and rand_a (the per-millisecond counter) hidden, under the active mask key or the key of key_id';
 COMMENT ON FUNCTION uuidv7_unmask(uuid, integer) IS 'the UUIDv7 behind a uuidv7_mask() UUID, with the active mask key or the key of key_id';
+COMMENT ON FUNCTION uuidv47_mask(uuid, integer) IS 'uuidv47''s version-4-looking façade of a UUIDv7, byte for byte: its time hidden, rand_a (snowflake_uuidv7()''s counter) shown; under the active mask key or the key of key_id';
+COMMENT ON FUNCTION uuidv47_unmask(uuid, integer) IS 'the UUIDv7 behind a uuidv47_mask() UUID, with the active mask key or the key of key_id';
 COMMENT ON FUNCTION ulid_mask(ulid, integer) IS 'a ULID with nothing to read in it (AES-256 of the ULID), under the active mask key or the key of key_id';
 COMMENT ON FUNCTION ulid_unmask(ulid, integer) IS 'the ULID behind a ulid_mask() ULID, with the active mask key or the key of key_id';
 

@@ -3,9 +3,15 @@
 #include "core/id128.hpp"
 #include "core/ulid_codec.hpp"
 
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <new>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
@@ -94,6 +100,38 @@ void uuidv47_apply(const uint8_t in[16], const uint8_t key[16], uint8_t out[16],
   out[8] = static_cast<uint8_t>((out[8] & 0x3f) | 0x80);
 }
 
+// uuidv7_mask()'s façade: one SipHash of rand_b masks the time and rand_a, so that neither
+// the time nor snowflake_uuidv7()'s per-millisecond counter shows.
+void uuidv7_facade_apply(const uint8_t in[16], const uint8_t key[16], uint8_t out[16],
+                         int version) noexcept {
+  uint8_t msg[8];
+  msg[0] = in[8] & 0x3f;
+  std::memcpy(msg + 1, in + 9, 7);
+  const uint64_t h = siphash24(msg, sizeof msg, load_le64(key), load_le64(key + 8));
+  uint64_t ts = 0;
+  for (int i = 0; i < 6; ++i) ts = (ts << 8) | in[i];
+  ts ^= h >> 16;
+  const unsigned rand_a = ((in[6] & 0x0fu) << 8 | in[7]) ^ static_cast<unsigned>(h & 0xfff);
+  std::memmove(out, in, 16);
+  for (int i = 5; i >= 0; --i) {
+    out[i] = static_cast<uint8_t>(ts);
+    ts >>= 8;
+  }
+  out[6] = static_cast<uint8_t>(version << 4 | rand_a >> 8);
+  out[7] = static_cast<uint8_t>(rand_a);
+  out[8] = static_cast<uint8_t>((out[8] & 0x3f) | 0x80);
+}
+
+// Keys nobody may use: all zeros, and the example the README printed before 1.0.0.
+bool refused_key(const uint8_t key[kMaskKeyLen]) noexcept {
+  static const uint8_t zero[kMaskKeyLen] = {};
+  static const uint8_t readme[kMaskKeyLen] = {0x6f, 0x3a, 0x1e, 0x0b, 0x9c, 0x2d, 0x4f, 0x5a,
+                                              0x7e, 0x8b, 0x1c, 0x3d, 0x5f, 0x7a, 0x9b, 0x0c,
+                                              0x2e, 0x4d, 0x6f, 0x8a, 0x1b, 0x3c, 0x5d, 0x7e,
+                                              0x9f, 0x0a, 0x2b, 0x4c, 0x6d, 0x8e, 0x0f, 0x1a};
+  return CRYPTO_memcmp(key, zero, kMaskKeyLen) == 0 || CRYPTO_memcmp(key, readme, kMaskKeyLen) == 0;
+}
+
 EVP_CIPHER_CTX *aes_context(const uint8_t key[32], bool encrypt) noexcept {
   EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
   if (ctx == nullptr) return nullptr;
@@ -117,6 +155,7 @@ bool parse_mask_keys(const char *text, size_t len, MaskKeySet *out, char *proble
                      size_t problem_size) noexcept {
   out->count = 0;
   out->active = -1;
+  out->warning[0] = '\0';
   int line_of[kMaskKeyIds];
   for (int &l : line_of) l = 0;
   int active_line = 0;
@@ -162,6 +201,17 @@ bool parse_mask_keys(const char *text, size_t len, MaskKeySet *out, char *proble
       if (hi < 0 || lo < 0) return fail("the key is not 64 hex digits (256 bits)");
       e.key[i] = static_cast<uint8_t>(hi << 4 | lo);
     }
+    if (refused_key(e.key)) {
+      return fail(
+          "this key is all zeros or the README's example: make one with openssl rand -hex 32");
+    }
+    for (int i = 0; i < out->count && out->warning[0] == '\0'; ++i) {
+      if (CRYPTO_memcmp(out->entries[i].key, e.key, kMaskKeyLen) == 0) {
+        std::snprintf(out->warning, sizeof out->warning,
+                      "line %d: key id %d holds the same key as key id %d", line, id,
+                      out->entries[i].id);
+      }
+    }
     e.id = static_cast<uint8_t>(id);
     if (next_word(p, stop, &word, &wlen)) {
       if (wlen != 6 || std::memcmp(word, "active", 6) != 0) {
@@ -192,6 +242,53 @@ bool parse_mask_keys(const char *text, size_t len, MaskKeySet *out, char *proble
     return false;
   }
   return true;
+}
+
+bool read_mask_key_file(const char *path, char *buf, size_t cap, size_t *len, char *problem,
+                        size_t problem_size) noexcept {
+  *len = 0;
+  // O_NONBLOCK: a FIFO at the path would otherwise block the postmaster until a writer came.
+  const int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  if (fd < 0) {
+    if (errno == ELOOP) {
+      std::snprintf(problem, problem_size, "\"%s\" is a symbolic link: name the file itself", path);
+    } else {
+      std::snprintf(problem, problem_size, "could not open \"%s\": %s", path, std::strerror(errno));
+    }
+    return false;
+  }
+  struct stat st;
+  bool ok = fstat(fd, &st) == 0;
+  if (!ok) {
+    std::snprintf(problem, problem_size, "could not stat \"%s\": %s", path, std::strerror(errno));
+  } else if (!S_ISREG(st.st_mode)) {
+    std::snprintf(problem, problem_size, "\"%s\" is not a regular file", path);
+    ok = false;
+  } else if (st.st_uid != geteuid() && st.st_uid != 0) {
+    std::snprintf(problem, problem_size, "\"%s\" must be owned by the database user or root", path);
+    ok = false;
+  } else if ((st.st_uid == geteuid() && (st.st_mode & (S_IRWXG | S_IRWXO)) != 0) ||
+             (st.st_uid == 0 && (st.st_mode & (S_IWGRP | S_IXGRP | S_IRWXO)) != 0)) {
+    std::snprintf(problem, problem_size,
+                  "\"%s\" may be read by others: it must be mode 0600 (or 0640 when owned by root)",
+                  path);
+    ok = false;
+  } else if (static_cast<size_t>(st.st_size) > cap) {
+    std::snprintf(problem, problem_size, "\"%s\" is larger than %zu kB", path, cap / 1024);
+    ok = false;
+  }
+  while (ok && *len < cap) {
+    const ssize_t n = read(fd, buf + *len, cap - *len);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      std::snprintf(problem, problem_size, "could not read \"%s\": %s", path, std::strerror(errno));
+      ok = false;
+    }
+    if (n <= 0) break;
+    *len += static_cast<size_t>(n);
+  }
+  close(fd);
+  return ok;
 }
 
 MaskPrefix check_mask_prefix(const char *prefix, size_t len) noexcept {
@@ -275,6 +372,28 @@ void uuidv47_decode(const uint8_t v4[16], const uint8_t key[16], uint8_t out[16]
   uuidv47_apply(v4, key, out, 7);
 }
 
+void uuidv7_facade_encode(const uint8_t v7[16], const uint8_t key[16], uint8_t out[16]) noexcept {
+  uuidv7_facade_apply(v7, key, out, 4);
+}
+
+void uuidv7_facade_decode(const uint8_t v4[16], const uint8_t key[16], uint8_t out[16]) noexcept {
+  uuidv7_facade_apply(v4, key, out, 7);
+}
+
+void *secret_alloc(size_t size) noexcept {
+  void *p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return nullptr;
+  // Not fatal where the kernel lacks it: the keys still live only here, and are wiped.
+  (void)madvise(p, size, MADV_DONTDUMP);
+  return p;
+}
+
+void secret_free(void *p, size_t size) noexcept {
+  if (p == nullptr) return;
+  OPENSSL_cleanse(p, size);
+  munmap(p, size);
+}
+
 bool aes256_block(const uint8_t key[32], const uint8_t in[16], uint8_t out[16],
                   bool decrypt) noexcept {
   EVP_CIPHER_CTX *ctx = aes_context(key, !decrypt);
@@ -291,6 +410,8 @@ const char *mask_label(MaskUse use) noexcept {
       return "snowflake mask ulid v1";
     case MaskUse::kUuid:
       return "snowflake mask uuidv47 v1";
+    case MaskUse::kUuidv7:
+      return "snowflake mask uuidv7 v1";
   }
   return "";
 }
@@ -312,6 +433,7 @@ struct MaskKeyring::Slot {
   EVP_CIPHER_CTX *ulid_enc = nullptr;
   EVP_CIPHER_CTX *ulid_dec = nullptr;
   uint8_t uuid_key[16] = {};
+  uint8_t uuidv7_key[16] = {};
 
   bool setup() noexcept {
     uint8_t k[32];
@@ -323,6 +445,8 @@ struct MaskKeyring::Slot {
               (ulid_dec = aes_context(k, false)) != nullptr &&
               derive_mask_key(master, MaskUse::kUuid, k);
     if (ok) std::memcpy(uuid_key, k, sizeof uuid_key);
+    ok = ok && derive_mask_key(master, MaskUse::kUuidv7, k);
+    if (ok) std::memcpy(uuidv7_key, k, sizeof uuidv7_key);
     OPENSSL_cleanse(k, sizeof k);
     ready = ok;
     return ok;
@@ -334,6 +458,7 @@ struct MaskKeyring::Slot {
     EVP_CIPHER_CTX_free(ulid_dec);
     OPENSSL_cleanse(master, sizeof master);
     OPENSSL_cleanse(uuid_key, sizeof uuid_key);
+    OPENSSL_cleanse(uuidv7_key, sizeof uuidv7_key);
   }
 };
 
@@ -341,27 +466,34 @@ MaskKeyring::MaskKeyring() noexcept {
   for (Slot *&s : slots_) s = nullptr;
 }
 
-MaskKeyring::~MaskKeyring() { clear(); }
+MaskKeyring::~MaskKeyring() {
+  clear();
+  secret_free(storage_, sizeof(Slot) * kMaskKeyIds);
+}
 
 void MaskKeyring::clear() noexcept {
   for (Slot *&s : slots_) {
-    delete s;
+    if (s != nullptr) s->~Slot();
     s = nullptr;
   }
+  if (storage_ != nullptr) OPENSSL_cleanse(storage_, sizeof(Slot) * kMaskKeyIds);
   count_ = 0;
   active_ = -1;
   failed_ = false;
+  deciphered_ = 0;
 }
 
 void MaskKeyring::reset(const MaskKeySet &keys) noexcept {
   clear();
-  for (int i = 0; i < keys.count; ++i) {
-    Slot *s = new (std::nothrow) Slot;
-    if (s == nullptr) {
-      clear();
+  if (storage_ == nullptr) {
+    storage_ = static_cast<Slot *>(secret_alloc(sizeof(Slot) * kMaskKeyIds));
+    if (storage_ == nullptr) {
       failed_ = true;
       return;
     }
+  }
+  for (int i = 0; i < keys.count; ++i) {
+    Slot *s = new (&storage_[keys.entries[i].id]) Slot;
     s->id = keys.entries[i].id;
     std::memcpy(s->master, keys.entries[i].key, kMaskKeyLen);
     slots_[s->id] = s;
@@ -401,6 +533,10 @@ bool MaskKeyring::mask_bigint(int64_t id, const MaskCheck &check, uint8_t body[1
 
 TokenParse MaskKeyring::unmask_bigint(const uint8_t body[16], const MaskCheck &check, int64_t *id,
                                       int *key_id) noexcept {
+  uint8_t want[16 - 8];
+  std::memcpy(want + 1, check.bytes, kMaskCheckLen);
+  int found = -1;
+  uint64_t value = 0;
   for (int i = 0; i < count_; ++i) {
     Slot *s = slot(order_[i]);
     uint8_t block[16];
@@ -408,13 +544,20 @@ TokenParse MaskKeyring::unmask_bigint(const uint8_t body[16], const MaskCheck &c
       failed_ = true;
       return TokenParse::kNotAuthentic;
     }
-    if (block[8] == s->id && std::memcmp(block + 9, check.bytes, kMaskCheckLen) == 0) {
-      *id = static_cast<int64_t>(load_be64(block));
-      *key_id = s->id;
-      return TokenParse::kOk;
+    ++deciphered_;
+    want[0] = s->id;
+    // Every key tried and compared in constant time: how long it takes tells nothing of
+    // which key made the token, or whether one did.
+    if (CRYPTO_memcmp(block + 8, want, sizeof want) == 0 && found < 0) {
+      found = s->id;
+      value = load_be64(block);
     }
+    OPENSSL_cleanse(block, sizeof block);
   }
-  return TokenParse::kNotAuthentic;
+  if (found < 0) return TokenParse::kNotAuthentic;
+  *id = static_cast<int64_t>(value);
+  *key_id = found;
+  return TokenParse::kOk;
 }
 
 bool MaskKeyring::ulid_mask(int key_id, const uint8_t in[16], uint8_t out[16],
@@ -423,14 +566,14 @@ bool MaskKeyring::ulid_mask(int key_id, const uint8_t in[16], uint8_t out[16],
   return s != nullptr && aes_block(unmask ? s->ulid_dec : s->ulid_enc, in, out);
 }
 
-bool MaskKeyring::uuid_mask(int key_id, const uint8_t in[16], uint8_t out[16],
+bool MaskKeyring::uuid_mask(int key_id, Facade facade, const uint8_t in[16], uint8_t out[16],
                             bool unmask) noexcept {
   Slot *s = slot(key_id);
   if (s == nullptr) return false;
-  if (unmask) {
-    uuidv47_decode(in, s->uuid_key, out);
+  if (facade == Facade::kUuidv47) {
+    (unmask ? uuidv47_decode : uuidv47_encode)(in, s->uuid_key, out);
   } else {
-    uuidv47_encode(in, s->uuid_key, out);
+    (unmask ? uuidv7_facade_decode : uuidv7_facade_encode)(in, s->uuidv7_key, out);
   }
   return true;
 }

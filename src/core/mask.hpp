@@ -23,15 +23,23 @@ struct MaskKeySet {
     uint8_t key[kMaskKeyLen];
   };
   int count = 0;
-  int active = -1;  // the active key's id
+  int active = -1;        // the active key's id
+  char warning[96] = "";  // what is odd but loads (one key under two ids), or empty
   Entry entries[kMaskKeyIds];
 };
 
 // Parses a key file: one key a line, `ID HEX [active]` (ID 0 to 255, HEX 64 hex digits,
-// exactly one line `active`), `#` to the end of a line a comment. On failure returns false
-// and writes what is wrong, with its line number, to problem; never any part of a key.
+// exactly one line `active`), `#` to the end of a line a comment. An all-zero key and the
+// key the README once printed as its example are refused. On failure returns false and
+// writes what is wrong, with its line number, to problem; never any part of a key.
 bool parse_mask_keys(const char *text, size_t len, MaskKeySet *out, char *problem,
                      size_t problem_size) noexcept;
+
+// Reads the key file at path into buf (at most cap bytes): a regular file, not a symbolic
+// link, owned by the effective user or root and not readable by others (as PostgreSQL asks
+// of ssl_key_file). Never blocks on a FIFO or a device. On failure false, with the problem.
+bool read_mask_key_file(const char *path, char *buf, size_t cap, size_t *len, char *problem,
+                        size_t problem_size) noexcept;
 
 // A prefix is TypeID's: at most 63 of a-z and _, neither first nor last an underscore.
 enum class MaskPrefix : uint8_t { kOk, kTooLong, kBadCharacter, kUnderscoreAtEnd };
@@ -62,23 +70,35 @@ size_t format_mask_token(const char *prefix, size_t prefix_len, const uint8_t bo
 
 // SipHash-2-4 (Aumasson and Bernstein), as uuidv47 uses it.
 uint64_t siphash24(const uint8_t *in, size_t len, uint64_t k0, uint64_t k1) noexcept;
-// uuidv47's façade: a UUIDv7's 48-bit time XORed with SipHash of its 74 random bits, the
-// version set to 4; and back, the version set to 7. key is uuidv47's 16 bytes (k0, k1 little
-// endian).
+// uuidv47's façade: a UUIDv7's 48-bit time XORed with SipHash of its 74 bits after the
+// version, the version set to 4; and back, the version set to 7. key is uuidv47's 16 bytes
+// (k0, k1 little endian). The 12 bits of rand_a pass through: snowflake_uuidv7()'s counter.
 void uuidv47_encode(const uint8_t v7[16], const uint8_t key[16], uint8_t out[16]) noexcept;
 void uuidv47_decode(const uint8_t v4[16], const uint8_t key[16], uint8_t out[16]) noexcept;
+// uuidv7_mask()'s façade: SipHash-2-4 of the 62 random bits of rand_b (bytes 8 to 15, the
+// variant cleared) masks both the 48-bit time (its high 48 bits) and the 12 bits of rand_a
+// (its low 12); the version set to 4, and back to 7. The variant must be RFC 9562's.
+void uuidv7_facade_encode(const uint8_t v7[16], const uint8_t key[16], uint8_t out[16]) noexcept;
+void uuidv7_facade_decode(const uint8_t v4[16], const uint8_t key[16], uint8_t out[16]) noexcept;
+
+// Memory for keys: mapped by the module alone, zeroed, left out of core dumps (MADV_DONTDUMP);
+// secret_free wipes it before unmapping. null when the system has no memory to give.
+void *secret_alloc(size_t size) noexcept;
+void secret_free(void *p, size_t size) noexcept;
 
 // AES-256 on one block, as every mask uses it (for known-answer tests and tools).
 bool aes256_block(const uint8_t key[32], const uint8_t in[16], uint8_t out[16],
                   bool decrypt) noexcept;
 
 // A master key's derived keys: HMAC-SHA256(master, label).
-enum class MaskUse : uint8_t { kBigint, kUlid, kUuid };
+enum class MaskUse : uint8_t { kBigint, kUlid, kUuid, kUuidv7 };
 const char *mask_label(MaskUse use) noexcept;
 bool derive_mask_key(const uint8_t master[kMaskKeyLen], MaskUse use, uint8_t out[32]) noexcept;
 
 // The keys of one key file, with each master key's derived keys and ciphers set up on first
-// use. Not thread-safe: one per process. Every operation returns false (or kNotAuthentic)
+// use. The keys live in secret_alloc() memory, wiped when replaced (the AES round keys are in
+// OpenSSL's cipher contexts, which OpenSSL wipes when they are freed). Not thread-safe: one
+// per process. Every operation returns false (or kNotAuthentic)
 // only for what it names; a cipher library failure returns false with failed() set.
 class MaskKeyring {
  public:
@@ -98,12 +118,17 @@ class MaskKeyring {
 
   // The 64-bit kind: with the active key.
   bool mask_bigint(int64_t id, const MaskCheck &check, uint8_t body[16]) noexcept;
-  // Tries the active key, then the others by id; on success the ID and the key's id.
+  // Tries every key, whichever made the token, so that the time taken tells nothing of
+  // which key did; on success the ID and the key's id.
   TokenParse unmask_bigint(const uint8_t body[16], const MaskCheck &check, int64_t *id,
                            int *key_id) noexcept;
+  // Blocks deciphered by unmask_bigint() since the keys were set (for the tests).
+  uint64_t blocks_deciphered() const noexcept { return deciphered_; }
   // 128-bit kinds, with the key of that id (which must be present: has()).
   bool ulid_mask(int key_id, const uint8_t in[16], uint8_t out[16], bool unmask) noexcept;
-  bool uuid_mask(int key_id, const uint8_t in[16], uint8_t out[16], bool unmask) noexcept;
+  enum class Facade : uint8_t { kUuidv7, kUuidv47 };
+  bool uuid_mask(int key_id, Facade facade, const uint8_t in[16], uint8_t out[16],
+                 bool unmask) noexcept;
 
  private:
   struct Slot;
@@ -112,8 +137,10 @@ class MaskKeyring {
   int count_ = 0;
   int active_ = -1;
   bool failed_ = false;
+  uint64_t deciphered_ = 0;
   int order_[kMaskKeyIds];  // ids, the active first, then ascending
   Slot *slots_[kMaskKeyIds];
+  Slot *storage_ = nullptr;  // kMaskKeyIds slots in secret_alloc() memory, made on first use
 };
 
 }  // namespace snowflake

@@ -1,22 +1,19 @@
 // Loading snowflake.mask_key_file. The setting's check hook reads and parses the file (in the
-// postmaster at start and on reload, in each backend on reload) and hands the result to the
-// assign hook as the setting's "extra", which installs it; a missing, unreadable or malformed
-// file leaves no key and a problem that the mask functions' ERROR and snowflake_status() show.
-// No message carries any part of a key.
+// postmaster at start and on reload, in each backend on reload) into secret memory, and the
+// assign hook installs those keys (the setting's "extra" holds none); a missing, unreadable or
+// malformed file leaves no key and a problem that the mask functions' ERROR and snowflake_status()
+// show. No message carries any part of a key.
 #include "core/mask.hpp"
 
-#include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <openssl/crypto.h>
 
 #include "glue/mask_keys.hpp"
 
 extern "C" {
+#include "access/parallel.h"
 #include "miscadmin.h"
 }
 
@@ -27,60 +24,28 @@ namespace {
 struct KeyFileExtra {
   bool set;  // the setting names a file
   bool loaded;
+  uint64_t serial;  // which staged keys this check read (when loaded)
   char problem[256];
+  char warning[sizeof MaskKeySet::warning];
+};
+
+constexpr size_t kMaxFileBytes = 64 * 1024;
+
+// What the check hook read, until the assign hook installs it: in secret memory (not in the
+// setting's extra, which guc.c frees without wiping), wiped as soon as it is installed or
+// replaced.
+struct Staging {
+  uint64_t serial;
+  char text[kMaxFileBytes];
   MaskKeySet keys;
 };
 
 MaskKeyring keyring;
 bool keys_loaded = false;
 char problem[256] = "snowflake.mask_key_file is not set";
-
-constexpr size_t kMaxFileBytes = 64 * 1024;
-
-// The file's text into buf (at most kMaxFileBytes), or false with the problem written.
-bool read_key_file(const char *path, char *buf, size_t *len, KeyFileExtra *x) {
-  const int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    snprintf(x->problem, sizeof x->problem, "could not open \"%s\": %s", path, strerror(errno));
-    return false;
-  }
-  struct stat st;
-  bool ok = fstat(fd, &st) == 0;
-  if (!ok) {
-    snprintf(x->problem, sizeof x->problem, "could not stat \"%s\": %s", path, strerror(errno));
-  } else if (!S_ISREG(st.st_mode)) {
-    snprintf(x->problem, sizeof x->problem, "\"%s\" is not a regular file", path);
-    ok = false;
-  } else if (st.st_uid != geteuid() && st.st_uid != 0) {
-    // As PostgreSQL requires of ssl_key_file.
-    snprintf(x->problem, sizeof x->problem, "\"%s\" must be owned by the database user or root",
-             path);
-    ok = false;
-  } else if ((st.st_uid == geteuid() && (st.st_mode & (S_IRWXG | S_IRWXO)) != 0) ||
-             (st.st_uid == 0 && (st.st_mode & (S_IWGRP | S_IXGRP | S_IRWXO)) != 0)) {
-    snprintf(x->problem, sizeof x->problem,
-             "\"%s\" may be read by others: it must be mode 0600 (or 0640 when owned by root)",
-             path);
-    ok = false;
-  } else if (static_cast<size_t>(st.st_size) > kMaxFileBytes) {
-    snprintf(x->problem, sizeof x->problem, "\"%s\" is larger than 64 kB", path);
-    ok = false;
-  }
-  *len = 0;
-  while (ok) {
-    const ssize_t n = read(fd, buf + *len, kMaxFileBytes - *len);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      snprintf(x->problem, sizeof x->problem, "could not read \"%s\": %s", path, strerror(errno));
-      ok = false;
-    }
-    if (n <= 0) break;
-    *len += static_cast<size_t>(n);
-    if (*len == kMaxFileBytes) break;
-  }
-  close(fd);
-  return ok;
-}
+Staging *staging = nullptr;
+uint64_t last_serial = 0;
+uint64_t installed_serial = 0;
 
 }  // namespace
 
@@ -89,8 +54,8 @@ bool check_mask_key_file(char **newval, void **extra, GucSource) {
   if (x == nullptr) return false;
   x->loaded = false;
   x->set = false;
-  x->keys.count = 0;
-  x->keys.active = -1;
+  x->serial = 0;
+  x->warning[0] = '\0';
   *extra = x;
   const char *path = *newval != nullptr ? *newval : "";
   if (path[0] == '\0') {
@@ -98,23 +63,31 @@ bool check_mask_key_file(char **newval, void **extra, GucSource) {
     return true;
   }
   x->set = true;
-  char *buf = static_cast<char *>(malloc(kMaxFileBytes));
-  if (buf == nullptr) {
+  if (InitializingParallelWorker || IsParallelWorker()) {
+    // The mask functions are PARALLEL RESTRICTED: they run in the leader, with its keys. A
+    // worker that read the file would read it as it is now, perhaps half edited.
+    snprintf(x->problem, sizeof x->problem, "a parallel worker holds no mask key");
+    return true;
+  }
+  if (staging == nullptr) staging = static_cast<Staging *>(secret_alloc(sizeof(Staging)));
+  if (staging == nullptr) {
     snprintf(x->problem, sizeof x->problem, "out of memory reading \"%s\"", path);
     return true;
   }
+  OPENSSL_cleanse(staging, sizeof *staging);  // what a check that was not assigned left
   size_t len = 0;
-  if (read_key_file(path, buf, &len, x)) {
+  if (read_mask_key_file(path, staging->text, kMaxFileBytes, &len, x->problem, sizeof x->problem)) {
     char why[200];
-    if (parse_mask_keys(buf, len, &x->keys, why, sizeof why)) {
+    if (parse_mask_keys(staging->text, len, &staging->keys, why, sizeof why)) {
       x->loaded = true;
       x->problem[0] = '\0';
+      x->serial = staging->serial = ++last_serial;
+      snprintf(x->warning, sizeof x->warning, "%s", staging->keys.warning);
     } else {
       snprintf(x->problem, sizeof x->problem, "\"%s\", %s", path, why);
     }
   }
-  OPENSSL_cleanse(buf, kMaxFileBytes);
-  free(buf);
+  OPENSSL_cleanse(staging->text, sizeof staging->text);
   // Never a reason to refuse the setting: the server keeps running, and the mask functions
   // say what is wrong.
   return true;
@@ -125,10 +98,22 @@ void assign_mask_key_file(const char *, void *extra) {
   if (x == nullptr) return;
   char was[sizeof problem];
   snprintf(was, sizeof was, "%s", problem);
-  if (x->loaded) {
-    keyring.reset(x->keys);
+  if (x->loaded && staging != nullptr && staging->serial == x->serial) {
+    keyring.reset(staging->keys);
+    OPENSSL_cleanse(staging, sizeof *staging);
+    installed_serial = x->serial;
     keys_loaded = !keyring.failed();
     snprintf(problem, sizeof problem, "%s", keys_loaded ? "" : "out of memory loading the keys");
+  } else if (x->loaded && keys_loaded && installed_serial == x->serial) {
+    // The keys this check read, installed already.
+  } else if (x->loaded) {
+    // Another check's keys were staged since: they cannot be installed. guc.c assigns what it
+    // checked at once, so this would take a change in PostgreSQL; say what to do.
+    keyring.clear();
+    keys_loaded = false;
+    snprintf(problem, sizeof problem,
+             "the keys read were replaced before use: reload the "
+             "configuration");
   } else if (x->set && keys_loaded) {
     // A reload that cannot read the file keeps the keys in use, as PostgreSQL keeps its SSL
     // files: tokens keep working while the file is fixed.
@@ -141,6 +126,9 @@ void assign_mask_key_file(const char *, void *extra) {
   // Said once, by the postmaster, when what is wrong changes.
   if (!IsUnderPostmaster && x->set && problem[0] != '\0' && std::strcmp(was, problem) != 0)
     ereport(WARNING, (errmsg("snowflake.mask_key_file: %s", problem)));
+  if (!IsUnderPostmaster && x->loaded && x->warning[0] != '\0')
+    ereport(WARNING, (errmsg("snowflake.mask_key_file: %s", x->warning),
+                      errhint("Give each key id a key of its own (openssl rand -hex 32).")));
 }
 
 MaskKeyring &mask_keyring() {
@@ -150,11 +138,14 @@ MaskKeyring &mask_keyring() {
         ERROR,
         (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE), errmsg("no mask key is loaded"),
          errdetail("%s", keyring.failed() ? "The cipher library could not set up a key." : problem),
-         unset ? errhint("Set snowflake.mask_key_file to a key file (a line \"0 <64 hex "
-                         "digits> active\"; openssl rand -hex 32 makes a key) and reload "
-                         "the configuration.")
-               : errhint("Fix the file that snowflake.mask_key_file names and reload the "
-                         "configuration (SELECT pg_reload_conf()).")));
+         IsParallelWorker()
+             ? errhint("The mask functions are PARALLEL RESTRICTED: a function that calls them "
+                       "must be too.")
+         : unset ? errhint("Set snowflake.mask_key_file to a key file (a line \"0 <64 hex "
+                           "digits> active\"; openssl rand -hex 32 makes a key) and reload "
+                           "the configuration.")
+                 : errhint("Fix the file that snowflake.mask_key_file names and reload the "
+                           "configuration (SELECT pg_reload_conf()).")));
   }
   return keyring;
 }

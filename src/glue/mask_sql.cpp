@@ -1,5 +1,6 @@
 // SQL functions of masking: snowflake_mask/unmask (a token for a bigint, with an optional
-// typed prefix), uuidv7_mask/unmask (uuidv47's façade) and ulid_mask/unmask. The keys come
+// typed prefix), uuidv7_mask/unmask (a façade hiding the time and rand_a), uuidv47_mask/unmask
+// (uuidv47's façade) and ulid_mask/unmask. The keys come
 // from snowflake.mask_key_file (mask_keys.cpp); the formats are the core's (src/core/mask).
 #include "core/mask.hpp"
 
@@ -104,31 +105,34 @@ const char *token_problem(TokenParse p) {
                   errdetail("%s", token_problem(p))));
 }
 
-// expected: the prefix the caller requires, or null to take the token's own.
-Datum unmask(FunctionCallInfo fcinfo, const PrefixCache *expected) {
+// expected: the prefix the token must carry, empty for none.
+Datum unmask(FunctionCallInfo fcinfo, const PrefixCache &expected) {
   const text *t = PG_GETARG_TEXT_PP(0);
   char prefix[kMaskPrefixMax + 1];
   size_t plen = 0;
   uint8_t body[16];
   const TokenParse p = split_mask_token(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t), prefix, &plen, body);
   if (p != TokenParse::kOk) bad_token(t, p);
-  MaskCheck own;
-  const MaskCheck *check = &no_prefix_check();
-  if (expected != nullptr) {
-    if (plen != expected->len || std::memcmp(prefix, expected->prefix, plen) != 0) {
+  if (plen != expected.len || std::memcmp(prefix, expected.prefix, plen) != 0) {
+    if (expected.len == 0) {
       ereport(ERROR, (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-                      errmsg("snowflake token has the prefix \"%s\", not \"%s\"", prefix,
-                             expected->prefix)));
+                      errmsg("snowflake token has the prefix \"%s\", and none was given", prefix),
+                      errhint("Give the prefix the token must carry: snowflake_unmask(token, "
+                              "'%s').",
+                              prefix)));
     }
-    check = &expected->check;
-  } else if (plen > 0) {
-    own = mask_check(prefix, plen);
-    check = &own;
+    if (plen == 0) {
+      ereport(ERROR, (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+                      errmsg("snowflake token has no prefix, not \"%s\"", expected.prefix)));
+    }
+    ereport(ERROR,
+            (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+             errmsg("snowflake token has the prefix \"%s\", not \"%s\"", prefix, expected.prefix)));
   }
   MaskKeyring &ring = mask_keyring();
   int64_t id = 0;
   int key_id = -1;
-  const TokenParse r = ring.unmask_bigint(body, *check, &id, &key_id);
+  const TokenParse r = ring.unmask_bigint(body, expected.check, &id, &key_id);
   if (unlikely(ring.failed())) cipher_failed();
   if (r != TokenParse::kOk) bad_token(t, r);
   PG_RETURN_INT64(id);
@@ -148,20 +152,28 @@ int key_arg(FunctionCallInfo fcinfo, MaskKeyring &ring, int n) {
   return id;
 }
 
-Datum uuid_mask(FunctionCallInfo fcinfo, bool unmask_it) {
+Datum uuid_mask(FunctionCallInfo fcinfo, MaskKeyring::Facade facade, const char *name,
+                bool unmask_it) {
   const pg_uuid_t *in = PG_GETARG_UUID_P(0);
   const int version = in->data[6] >> 4;
   const int want = unmask_it ? 4 : 7;
-  if (version != want) {
+  if (version != want || (in->data[8] & 0xc0) != 0x80) {
+    const char *mask_name = facade == MaskKeyring::Facade::kUuidv7 ? "uuidv7_mask" : "uuidv47_mask";
+    if (version != want) {
+      ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                      errmsg("%s() takes a version %d UUID, not version %d", name, want, version),
+                      unmask_it ? errdetail("%s() makes version 4 UUIDs.", mask_name)
+                                : errdetail("Only a UUIDv7's time is masked.")));
+    }
     ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                    errmsg("%s() takes a version %d UUID, not version %d",
-                           unmask_it ? "uuidv7_unmask" : "uuidv7_mask", want, version),
-                    unmask_it ? errdetail("uuidv7_mask() makes version 4 UUIDs.")
-                              : errdetail("Only a UUIDv7's time is masked.")));
+                    errmsg("%s() takes an RFC 9562 UUID, not one of variant bits %d%d", name,
+                           in->data[8] >> 7, (in->data[8] >> 6) & 1),
+                    errdetail("Its 17th hex digit is 8, 9, a or b.")));
   }
   MaskKeyring &ring = mask_keyring();
   pg_uuid_t *out = static_cast<pg_uuid_t *>(palloc(sizeof(pg_uuid_t)));
-  if (!ring.uuid_mask(key_arg(fcinfo, ring, 1), in->data, out->data, unmask_it)) cipher_failed();
+  if (!ring.uuid_mask(key_arg(fcinfo, ring, 1), facade, in->data, out->data, unmask_it))
+    cipher_failed();
   PG_RETURN_UUID_P(out);
 }
 
@@ -182,20 +194,29 @@ SNOWFLAKE_FUNCTION(snowflake_mask) {
   return mask(fcinfo, p.prefix, p.len, p.check);
 }
 
-// Not STRICT: a NULL prefix (the default) takes the token's own.
+// The token must carry the prefix given, none without one.
 SNOWFLAKE_FUNCTION(snowflake_unmask) {
-  if (PG_ARGISNULL(0)) PG_RETURN_NULL();
-  return unmask(fcinfo, PG_NARGS() < 2 || PG_ARGISNULL(1) ? nullptr : &prefix_arg(fcinfo, 1));
+  static const PrefixCache none = {0, "", mask_check("", 0)};
+  if (PG_NARGS() < 2) return unmask(fcinfo, none);
+  return unmask(fcinfo, prefix_arg(fcinfo, 1));
 }
 
 // Not STRICT: a NULL key id (the default) is the active key's.
 SNOWFLAKE_FUNCTION(uuidv7_mask) {
   if (PG_ARGISNULL(0)) PG_RETURN_NULL();
-  return uuid_mask(fcinfo, false);
+  return uuid_mask(fcinfo, MaskKeyring::Facade::kUuidv7, "uuidv7_mask", false);
 }
 SNOWFLAKE_FUNCTION(uuidv7_unmask) {
   if (PG_ARGISNULL(0)) PG_RETURN_NULL();
-  return uuid_mask(fcinfo, true);
+  return uuid_mask(fcinfo, MaskKeyring::Facade::kUuidv7, "uuidv7_unmask", true);
+}
+SNOWFLAKE_FUNCTION(uuidv47_mask) {
+  if (PG_ARGISNULL(0)) PG_RETURN_NULL();
+  return uuid_mask(fcinfo, MaskKeyring::Facade::kUuidv47, "uuidv47_mask", false);
+}
+SNOWFLAKE_FUNCTION(uuidv47_unmask) {
+  if (PG_ARGISNULL(0)) PG_RETURN_NULL();
+  return uuid_mask(fcinfo, MaskKeyring::Facade::kUuidv47, "uuidv47_unmask", true);
 }
 SNOWFLAKE_FUNCTION(ulid_mask) {
   if (PG_ARGISNULL(0)) PG_RETURN_NULL();

@@ -18,8 +18,10 @@ a key of its own, HMAC-SHA256(master key, label):
 
     "snowflake mask bigint v1"   AES-256 key of the bigint tokens
     "snowflake mask ulid v1"     AES-256 key of ulid_mask
-    "snowflake mask uuidv47 v1"  its first 16 bytes: the SipHash-2-4 key of the UUID
-                                 façade (uuidv47's k0 and k1, each little-endian)
+    "snowflake mask uuidv7 v1"   its first 16 bytes: the SipHash-2-4 key of uuidv7_mask's
+                                 façade (k0 and k1, each little-endian)
+    "snowflake mask uuidv47 v1"  its first 16 bytes: the SipHash-2-4 key of uuidv47_mask's
+                                 façade (uuidv47's k0 and k1)
 
 A bigint token is 26 lowercase Crockford base32 characters, alone or after a prefix and
 "_" (TypeID style). The characters are one AES-256 block that holds the ID (8 bytes, big
@@ -45,6 +47,7 @@ _PREFIX = re.compile(r"[a-z](?:[a-z_]*[a-z])?\Z")
 LABEL_BIGINT = b"snowflake mask bigint v1"
 LABEL_ULID = b"snowflake mask ulid v1"
 LABEL_UUIDV47 = b"snowflake mask uuidv47 v1"
+LABEL_UUIDV7 = b"snowflake mask uuidv7 v1"
 
 _U64 = (1 << 64) - 1
 _U48 = (1 << 48) - 1
@@ -131,6 +134,20 @@ def _siphash24(key16, data):
     return v[0] ^ v[1] ^ v[2] ^ v[3]
 
 
+def _facade_v7(b, version, key16):
+    """uuidv7_mask()'s transform: SipHash of rand_b (the variant cleared; it stays as it is,
+    so the same mask undoes it) masks the 48-bit time with its high 48 bits and rand_a with
+    its low 12; then the version and the variant."""
+    h = _siphash24(key16, bytes([b[8] & 0x3F]) + bytes(b[9:16]))
+    out = bytearray(b)
+    out[0:6] = (int.from_bytes(b[0:6], "big") ^ (h >> 16)).to_bytes(6, "big")
+    rand_a = (((b[6] & 0x0F) << 8) | b[7]) ^ (h & 0xFFF)
+    out[6] = (version << 4) | (rand_a >> 8)
+    out[7] = rand_a & 0xFF
+    out[8] = (out[8] & 0x3F) | 0x80
+    return bytes(out)
+
+
 def _facade(b, version, key16):
     """uuidv47's transform: the 48-bit time XORed with SipHash of the random bits (which
     stay as they are, so the same mask undoes it), then the version and the variant."""
@@ -144,7 +161,7 @@ def _facade(b, version, key16):
 
 
 class _Key:
-    __slots__ = ("id", "bigint", "ulid", "uuidv47")
+    __slots__ = ("id", "bigint", "ulid", "uuidv47", "uuidv7")
 
     def __init__(self, key_id, master):
         self.id = key_id
@@ -153,6 +170,7 @@ class _Key:
         self.ulid = Cipher(algorithms.AES(hmac.new(master, LABEL_ULID, hashlib.sha256).digest()),
                            modes.ECB())
         self.uuidv47 = hmac.new(master, LABEL_UUIDV47, hashlib.sha256).digest()[:16]
+        self.uuidv7 = hmac.new(master, LABEL_UUIDV7, hashlib.sha256).digest()[:16]
 
 
 def _encrypt(cipher, block):
@@ -163,6 +181,11 @@ def _encrypt(cipher, block):
 def _decrypt(cipher, block):
     d = cipher.decryptor()
     return d.update(block) + d.finalize()
+
+
+# Keys the server refuses: all zeros, and the example the README printed before 1.0.0.
+_REFUSED_KEYS = (bytes(32),
+                 bytes.fromhex("6f3a1e0b9c2d4f5a7e8b1c3d5f7a9b0c2e4d6f8a1b3c5d7e9f0a2b4c6d8e0f1a"))
 
 
 def parse_key_file(text):
@@ -182,6 +205,8 @@ def parse_key_file(text):
             raise KeyFileError(f"{where}: the key must be 64 hex digits (32 bytes)")
         if key_id in keys:
             raise KeyFileError(f"{where}: key {key_id} appears twice")
+        if bytes.fromhex(words[1]) in _REFUSED_KEYS:
+            raise KeyFileError(f"{where}: this key is all zeros or the README's example")
         keys[key_id] = bytes.fromhex(words[1])
         if len(words) == 3:
             if active is not None:
@@ -244,15 +269,15 @@ class Keyring:
         body = _base32(_encrypt(key.bigint, block))
         return f"{prefix}_{body}" if prefix else body
 
-    def unmask(self, token, prefix=None):
+    def unmask(self, token, prefix=""):
         """The bigint that a token holds, as snowflake_unmask(token[, prefix]) returns it.
-        The token's case does not matter. With prefix, the token must carry exactly that
-        prefix. Raises InvalidToken for a token that no key made."""
+        The token's case does not matter. The token must carry exactly prefix (none when
+        not given). Raises InvalidToken for a token that no key made."""
         if not isinstance(token, str):
             raise InvalidToken("a token is a string")
         token = token.lower()
         got, cut, body = token.rpartition("_")
-        if prefix is not None and got != prefix:
+        if got != prefix:
             raise InvalidToken(f"the token's prefix is {got!r}, not {prefix!r}")
         try:
             if cut and not got:
@@ -264,10 +289,13 @@ class Keyring:
         if block is None:
             raise InvalidToken("a token ends in 26 Crockford base32 characters, the first 0 to 7")
         check = _check(got)
-        for key in self._order:
+        found = None
+        for key in self._order:  # every key, as the server tries them
             plain = _decrypt(key.bigint, block)
-            if plain[8] == key.id and plain[9:16] == check:
-                return int.from_bytes(plain[:8], "big", signed=True)
+            if hmac.compare_digest(plain[8:16], bytes([key.id]) + check) and found is None:
+                found = int.from_bytes(plain[:8], "big", signed=True)
+        if found is not None:
+            return found
         raise InvalidToken("no key of the key file made this token (or its prefix differs)")
 
     # ULIDs: 16 bytes to 16 bytes
@@ -293,20 +321,38 @@ class Keyring:
             raise ValueError("a ULID is 16 bytes")
         return op(cipher, bytes(ulid))
 
-    # UUIDv7 façades (uuidv47)
+    # UUIDv7 façades
+
+    @staticmethod
+    def _uuid_in(u, name, version):
+        b = u.bytes
+        if b[6] >> 4 != version:
+            raise ValueError(f"{name}() takes a version {version} UUID, not version {b[6] >> 4}")
+        if b[8] >> 6 != 2:
+            raise ValueError(f"{name}() takes an RFC 9562 UUID (variant bits 10)")
+        return b
 
     def uuidv7_mask(self, u, key_id=None):
-        """uuidv7_mask(): the UUIDv4-looking façade of a UUIDv7 (uuid.UUID in and out), as
-        uuidv47's encode makes it with this key ring's derived key."""
-        if u.bytes[6] >> 4 != 7:
-            raise ValueError(f"uuidv7_mask() takes a version 7 UUID, not version {u.bytes[6] >> 4}")
-        return uuid.UUID(bytes=_facade(u.bytes, 4, self._key(key_id).uuidv47))
+        """uuidv7_mask(): the UUIDv4-looking façade of a UUIDv7 (uuid.UUID in and out), its
+        time and rand_a (snowflake_uuidv7()'s counter) hidden."""
+        b = self._uuid_in(u, "uuidv7_mask", 7)
+        return uuid.UUID(bytes=_facade_v7(b, 4, self._key(key_id).uuidv7))
 
     def uuidv7_unmask(self, u, key_id=None):
-        """uuidv7_unmask(): the UUIDv7 behind a façade, as uuidv47's decode gives it."""
-        if u.bytes[6] >> 4 != 4:
-            raise ValueError(f"uuidv7_unmask() takes a version 4 UUID, not version {u.bytes[6] >> 4}")
-        return uuid.UUID(bytes=_facade(u.bytes, 7, self._key(key_id).uuidv47))
+        """uuidv7_unmask(): the UUIDv7 behind a uuidv7_mask() façade."""
+        b = self._uuid_in(u, "uuidv7_unmask", 4)
+        return uuid.UUID(bytes=_facade_v7(b, 7, self._key(key_id).uuidv7))
+
+    def uuidv47_mask(self, u, key_id=None):
+        """uuidv47_mask(): uuidv47's façade, as its encode makes it with this key ring's
+        derived key; rand_a passes through."""
+        b = self._uuid_in(u, "uuidv47_mask", 7)
+        return uuid.UUID(bytes=_facade(b, 4, self._key(key_id).uuidv47))
+
+    def uuidv47_unmask(self, u, key_id=None):
+        """uuidv47_unmask(): the UUIDv7 behind a façade, as uuidv47's decode gives it."""
+        b = self._uuid_in(u, "uuidv47_unmask", 4)
+        return uuid.UUID(bytes=_facade(b, 7, self._key(key_id).uuidv47))
 
     def uuidv47_key(self, key_id=None):
         """The derived key in uuidv47's own form (its uuid47.key setting): 32 hex digits."""

@@ -15,9 +15,9 @@ use Digest::SHA qw(hmac_sha256_hex);
 use lib "$FindBin::Bin/../lib";
 use SnowflakeTest;
 
-# The README's example keys (and what docs/internals.md's known answers use).
+# The test's keys (test/drivers/mask_client.py gives the same tokens with them).
 my %key = (
-	1 => '6f3a1e0b9c2d4f5a7e8b1c3d5f7a9b0c2e4d6f8a1b3c5d7e9f0a2b4c6d8e0f1a',
+	1 => '1166d5663436ad4e63bf3eb9202c92670ecdff90dedb0772c63e189932d70154',
 	2 => 'a4c2e0f8d6b4a29e8c6a4e2c0a8f6d4b2e0c8a6f4d2b0e8c6a4f2d0b8e6c4a2f');
 # Every secret: the master keys and each key derived from them, in hex.
 my @secrets;
@@ -82,10 +82,10 @@ is($node->safe_psql('postgres', 'SELECT count(*) FROM (SELECT snowflake()) s'), 
 	'the server generates IDs without mask keys');
 
 # A file others may read is refused, as PostgreSQL refuses such an ssl_key_file.
-append_to_file($keyfile, "# the README's example key\n1 $key{1} active\n");
+append_to_file($keyfile, "1 $key{1} active\n");
 chmod 0644, $keyfile;
 reload_until(qr/may be read by others/);
-like(psql_error('SELECT snowflake_unmask($$ord_2jc3znny09xsswyk0wgq1m1pnp$$)'),
+like(psql_error('SELECT snowflake_unmask($$ord_7h25mn944e6m9kbsxr35qrvg7c$$, $$ord$$)'),
 	qr/must be mode 0600/, 'a key file others may read is refused');
 chmod 0600, $keyfile;
 reload_until(qr/^1\|1\|-$/);
@@ -93,7 +93,7 @@ pass('mode 0600: key 1 is active, one key, no problem');
 
 # Known answers (docs/internals.md), equal IDs giving equal tokens, round trips.
 is($node->safe_psql('postgres', q{SELECT snowflake_mask(1234, 'ord'), snowflake_mask(1234)}),
-	'ord_2jc3znny09xsswyk0wgq1m1pnp|478p5c3g2yq7574zy24swpa6e7', 'the documented tokens');
+	'ord_7h25mn944e6m9kbsxr35qrvg7c|5pp89sk3hy4ga0gy6rm4rmn9et', 'the tokens the Python client makes');
 $node->safe_psql('postgres', q{
 CREATE TABLE orders (id bigint PRIMARY KEY DEFAULT snowflake(), total numeric);
 INSERT INTO orders (total) SELECT g FROM generate_series(1, 10000) g;
@@ -102,8 +102,8 @@ ANALYZE orders;
 is( $node->safe_psql(
 		'postgres', q{
 SELECT count(*), count(DISTINCT t), min(length(t)), max(length(t)),
-       count(*) FILTER (WHERE snowflake_unmask(t, 'ord') = id AND snowflake_unmask(t) = id
-                          AND snowflake_unmask(upper(t)) = id AND snowflake_mask(id, 'ord') = t)
+       count(*) FILTER (WHERE snowflake_unmask(t, 'ord') = id AND snowflake_unmask(upper(t), 'ord') = id
+                          AND snowflake_mask(id, 'ord') = t)
   FROM (SELECT id, snowflake_mask(id, 'ord') AS t FROM orders) s}),
 	'10000|10000|30|30|10000',
 	'10,000 IDs: distinct 30-character tokens that unmask to their IDs, in either case');
@@ -121,14 +121,24 @@ like($node->safe_psql('postgres', "EXPLAIN (COSTS OFF) SELECT * FROM orders WHER
 # Every kind of bad token and argument: a clear ERROR with its SQLSTATE.
 my $changed = $token;
 substr($changed, 10, 1) = substr($changed, 10, 1) eq 'a' ? 'b' : 'a';
-like(psql_error("SELECT snowflake_unmask('$changed')"),
+like(psql_error("SELECT snowflake_unmask('$changed', 'ord')"),
 	qr/ERROR:  22P02: invalid snowflake token: "\Q$changed\E"\nDETAIL:  No key of snowflake\.mask_key_file made this token/,
 	'a changed character: 22P02');
 like(psql_error("SELECT snowflake_unmask('$token', 'user')"),
 	qr/ERROR:  22P02: snowflake token has the prefix "ord", not "user"/, 'another prefix than asked: 22P02');
 (my $as_user = $token) =~ s/^ord_/user_/;
-like(psql_error("SELECT snowflake_unmask('$as_user')"), qr/22P02: invalid snowflake token/,
+like(psql_error("SELECT snowflake_unmask('$as_user', 'user')"), qr/22P02: invalid snowflake token/,
 	'a prefix swapped on the token: 22P02');
+like(psql_error("SELECT snowflake_unmask('$token')"),
+	qr/ERROR:  22P02: snowflake token has the prefix "ord", and none was given\nHINT:  Give the prefix the token must carry: snowflake_unmask\(token, 'ord'\)/,
+	'a token with a prefix, unmasked without one: 22P02');
+my $bare = $node->safe_psql('postgres', 'SELECT snowflake_mask(1234)');
+like(psql_error("SELECT snowflake_unmask('$bare', 'ord')"),
+	qr/ERROR:  22P02: snowflake token has no prefix, not "ord"/, 'a token without a prefix, asked for one: 22P02');
+like(psql_error("SELECT uuidv7_mask('018f2d9f-9a2a-7def-cc3f-7b1a2c4d5e6f')"),
+	qr/ERROR:  22023: uuidv7_mask\(\) takes an RFC 9562 UUID, not one of variant bits 11/, 'a UUIDv7 of another variant: 22023');
+like(psql_error("SELECT uuidv47_unmask('018f2d9f-9a2a-4def-0c3f-7b1a2c4d5e6f')"),
+	qr/ERROR:  22023: uuidv47_unmask\(\) takes an RFC 9562 UUID, not one of variant bits 00/, 'a façade of another variant: 22023');
 like(psql_error("SELECT snowflake_unmask('" . substr($token, 0, 29) . "')"),
 	qr/22P02.*\nDETAIL:  A token is 26 characters/, 'a truncated token: 22P02');
 like(psql_error("SELECT snowflake_unmask('ord_8" . substr($token, 5) . "')"),
@@ -177,6 +187,56 @@ SELECT count(*) FILTER (WHERE uuidv7_unmask(m) = u AND substr(m::text, 15, 1) = 
           FROM (SELECT snowflake_uuidv7() AS u FROM generate_series(1, 2000)) s) s}),
 	'2000|2000', 'uuidv7_mask and ulid_mask invert exactly');
 
+# A burst of UUIDv7s in one millisecond counts up in rand_a: uuidv7_mask() hides it (about 1
+# in 4,096 neighbours count up by chance), uuidv47_mask() shows it, as documented.
+is( $node->safe_psql(
+		'postgres', q{
+WITH b AS (SELECT g, snowflake_uuidv7() AS u FROM generate_series(1, 1000) g),
+     r AS (SELECT g, f.v, ('x' || substr(replace(f.m::text, '-', ''), 14, 3))::bit(12)::int AS a,
+                  ('x' || substr(replace(u::text, '-', ''), 14, 3))::bit(12)::int AS c
+             FROM b, LATERAL (VALUES ('v7', uuidv7_mask(u)), ('47', uuidv47_mask(u))) f(v, m)),
+     d AS (SELECT v, a - lag(a) OVER w = c - lag(c) OVER w AS same_step,
+                  uuidv47_unmask(uuidv47_mask(u)) = u AND uuidv7_unmask(uuidv7_mask(u)) = u AS back
+             FROM r JOIN b USING (g) WINDOW w AS (PARTITION BY v ORDER BY g))
+SELECT v, count(*) FILTER (WHERE same_step) < 20, count(*) FILTER (WHERE same_step) > 990, bool_and(back)
+  FROM d GROUP BY v ORDER BY v}),
+	"47|f|t|t\nv7|t|f|t", 'uuidv7_mask hides the per-millisecond counter; uuidv47_mask shows it');
+
+# Parallel query forced: every token and façade is the leader's, also once the file is broken
+# and not reloaded (a worker that read the file again would have no key, or other keys).
+$node->safe_psql('postgres', q{
+CREATE TABLE par AS SELECT snowflake() AS id, snowflake_uuidv7() AS u FROM generate_series(1, 200000);
+ANALYZE par;
+CREATE TABLE lead AS SELECT id, snowflake_mask(id, 'ord') AS t, uuidv7_mask(u) AS f FROM par;
+});
+my $force = $node->pg_version >= 16 ? 'debug_parallel_query' : 'force_parallel_mode';
+my $parallel = qq{
+SET $force = on; SET max_parallel_workers_per_gather = 2; SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0;
+SELECT count(*) FILTER (WHERE snowflake_mask(p.id, 'ord') = l.t AND uuidv7_mask(p.u) = l.f
+                          AND snowflake_unmask(l.t, 'ord') = p.id)
+  FROM par p JOIN lead l USING (id)};
+like($node->safe_psql('postgres', "$parallel; EXPLAIN (ANALYZE, COSTS OFF) " . ($parallel =~ s/.*(SELECT count)/$1/rs)),
+	qr/Workers Launched: [1-9]/, 'the query runs with parallel workers');
+is($node->safe_psql('postgres', $parallel), '200000', 'parallel query: the leader\'s tokens and façades');
+my $good_keys = slurp_file($keyfile);
+open(my $broken, '>', $keyfile) or die $!;
+print $broken "1 being edited\n";
+close $broken;
+my ($par_ret, $par_out, $par_err) = $node->psql('postgres', $parallel);
+is("$par_out|$par_err", '200000|', 'the file broken, not reloaded: the same, and no error');
+open($broken, '>', $keyfile) or die $!;
+print $broken $good_keys;
+close $broken;
+# A function that calls them but claims PARALLEL SAFE runs in a worker, which holds no key:
+# the ERROR says what to change.
+$node->safe_psql('postgres', q{
+CREATE FUNCTION wrapped(bigint) RETURNS text LANGUAGE plpgsql PARALLEL SAFE
+  AS $$BEGIN RETURN snowflake_mask($1); END$$});
+like(psql_error($parallel =~ s/SELECT count.*/SELECT count(wrapped(id)) FROM par/sr),
+	qr/ERROR:  55000: no mask key is loaded\nDETAIL:  a parallel worker holds no mask key\nHINT:  The mask functions are PARALLEL RESTRICTED: a function that calls them must be too\./,
+	'a PARALLEL SAFE function that masks: 55000, and the hint says why');
+
 # Rotation: key 2 becomes active; a session opened before the reload takes it at its next
 # statement; tokens made under key 1 still unmask; the façades take a key id.
 my $script = $node->basedir . '/rotate.sh';
@@ -196,13 +256,13 @@ SELECT snowflake_mask(1234, 'ord');
 \\! $script
 SELECT 1;
 SELECT snowflake_mask(1234, 'ord');
-SELECT snowflake_unmask('ord_2jc3znny09xsswyk0wgq1m1pnp', 'ord');
+SELECT snowflake_unmask('ord_7h25mn944e6m9kbsxr35qrvg7c', 'ord');
 SELECT uuidv7_unmask('$old_facade', 1) = '$u', uuidv7_unmask('$old_facade') = '$u';
 SELECT uuidv7_unmask(uuidv7_mask('$u')) = '$u', uuidv7_mask('$u') <> '$old_facade';
 }, stdout => \$out, stderr => \$stderr, on_error_stop => 1);
 is($ret, 0, 'the rotation script ran') or diag($stderr);
 is( $out,
-	"ord_2jc3znny09xsswyk0wgq1m1pnp\n1\nord_68jtpbbvgksbf99bvbewn31h6f\n1234\nt|f\nt|t",
+	"ord_7h25mn944e6m9kbsxr35qrvg7c\n1\nord_68jtpbbvgksbf99bvbewn31h6f\n1234\nt|f\nt|t",
 	'one session across the rotation: new tokens under key 2, old ones unmask, façades by key id');
 like(status(), qr/^2\|2\|-$/, 'status: key 2 active, two keys');
 is($node->safe_psql('postgres', "SELECT count(*) FROM orders WHERE snowflake_unmask(snowflake_mask(id, 'ord'), 'ord') = id"),
@@ -212,7 +272,7 @@ is($node->safe_psql('postgres', "SELECT count(*) FROM orders WHERE snowflake_unm
 my $log_at = -s $node->logfile;
 append_to_file($keyfile, "3 not-a-key\n");
 reload_until(qr/the keys loaded before stay in use/);
-is($node->safe_psql('postgres', q{SELECT snowflake_unmask('ord_2jc3znny09xsswyk0wgq1m1pnp')}), '1234',
+is($node->safe_psql('postgres', q{SELECT snowflake_unmask('ord_7h25mn944e6m9kbsxr35qrvg7c', 'ord')}), '1234',
 	'a broken file on reload: the keys loaded before keep working');
 like(log_since($node, $log_at),
 	qr/WARNING:  snowflake\.mask_key_file: "mask\.keys", line 3: the key is not 64 hex digits \(256 bits\); the keys loaded before stay in use/,
@@ -223,8 +283,29 @@ open(my $fh, '>', $keyfile) or die $!;
 print $fh "2 $key{2} active\n";
 close $fh;
 reload_until(qr/^2\|1\|-$/);
-like(psql_error(q{SELECT snowflake_unmask('ord_2jc3znny09xsswyk0wgq1m1pnp')}), qr/22P02: invalid snowflake token/,
+like(psql_error(q{SELECT snowflake_unmask('ord_7h25mn944e6m9kbsxr35qrvg7c', 'ord')}), qr/22P02: invalid snowflake token/,
 	'a retired key\'s tokens are refused');
+# One key under two ids loads, with a WARNING; a key of all zeros is refused.
+$log_at = -s $node->logfile;
+open($fh, '>', $keyfile) or die $!;
+print $fh "2 $key{2} active\n5 $key{2}\n";
+close $fh;
+reload_until(qr/^2\|2\|-$/);
+ok( poll_until(
+		sub {
+			log_since($node, $log_at) =~
+			  /WARNING:  snowflake\.mask_key_file: line 2: key id 5 holds the same key as key id 2/;
+		}),
+	'one key under two ids: a WARNING in the log');
+open($fh, '>', $keyfile) or die $!;
+print $fh "2 $key{2} active\n0 " . ('0' x 64) . "\n";
+close $fh;
+reload_until(qr/line 2: this key is all zeros or the README's example/);
+pass('a key of all zeros is refused');
+open($fh, '>', $keyfile) or die $!;
+print $fh "2 $key{2} active\n";
+close $fh;
+reload_until(qr/^2\|1\|-$/);
 
 # A role that is not superuser, with pg_monitor (which reads every setting): no key by any
 # SQL it can run.

@@ -5,9 +5,23 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstring>
+#include <fstream>
+#include <future>
+#include <memory>
 #include <random>
 #include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <openssl/crypto.h>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace sf = snowflake;
 
@@ -342,4 +356,284 @@ TEST(MaskPrefix, TypeIdRules) {
   const std::string longest(63, 'a');
   EXPECT_EQ(sf::check_mask_prefix(longest.data(), 63), sf::MaskPrefix::kOk);
   EXPECT_EQ(sf::check_mask_prefix((longest + "a").data(), 64), sf::MaskPrefix::kTooLong);
+}
+
+TEST(MaskKeys, RefusesKeysNobodyMayUse) {
+  EXPECT_EQ(parse_problem("1 " + std::string(64, '0') + " active\n"),
+            "line 1: this key is all zeros or the README's example: make one with openssl rand "
+            "-hex 32");
+  EXPECT_EQ(parse_problem("0 000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f\n"
+                          "1 6F3A1E0B9C2D4F5A7E8B1C3D5F7A9B0C2E4D6F8A1B3C5D7E9F0A2B4C6D8E0F1A "
+                          "active\n"),
+            "line 2: this key is all zeros or the README's example: make one with openssl rand "
+            "-hex 32");
+}
+
+TEST(MaskKeys, WarnsOfOneKeyUnderTwoIds) {
+  const std::string k = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
+  EXPECT_STREQ(parse_ok(kKeyFile).warning, "");
+  const sf::MaskKeySet set = parse_ok("1 " + k + "\n# again\n4 " + k + " active\n");
+  EXPECT_EQ(set.count, 2);
+  EXPECT_STREQ(set.warning, "line 3: key id 4 holds the same key as key id 1");
+}
+
+namespace {
+
+std::string read_problem(const std::string &path, bool *ok) {
+  char buf[64], problem[200] = "";
+  size_t len = 0;
+  *ok = sf::read_mask_key_file(path.c_str(), buf, sizeof buf, &len, problem, sizeof problem);
+  return problem;
+}
+
+}  // namespace
+
+// A FIFO at the path must not block whoever reads the file (the postmaster, at a reload):
+// the read is bounded here by a thread, which the test unblocks itself if it has to.
+TEST(MaskKeys, KeyFileIsARegularFileNeverAFifoOrALink) {
+  char dir[] = "/tmp/mask_test_XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string fifo = std::string(dir) + "/fifo", file = std::string(dir) + "/keys",
+                    link = std::string(dir) + "/link";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  std::promise<std::string> done;
+  std::future<std::string> result = done.get_future();
+  std::thread reader([&] {
+    bool ok = true;
+    std::string p = read_problem(fifo, &ok);
+    done.set_value(ok ? "read" : p);
+  });
+  const bool in_time = result.wait_for(std::chrono::seconds(10)) == std::future_status::ready;
+  if (!in_time) {
+    const int fd = open(fifo.c_str(), O_WRONLY);  // lets the blocked open return
+    close(fd);
+  }
+  reader.join();
+  EXPECT_TRUE(in_time) << "reading a FIFO blocked";
+  EXPECT_EQ(result.get(), "\"" + fifo + "\" is not a regular file");
+
+  const int fd = open(file.c_str(), O_CREAT | O_WRONLY, 0600);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(write(fd, "1 x active\n", 11), 11);
+  close(fd);
+  bool ok = false;
+  EXPECT_EQ(read_problem(file, &ok), "");
+  EXPECT_TRUE(ok);
+  ASSERT_EQ(symlink(file.c_str(), link.c_str()), 0);
+  EXPECT_EQ(read_problem(link, &ok), "\"" + link + "\" is a symbolic link: name the file itself");
+  EXPECT_FALSE(ok);
+  ASSERT_EQ(chmod(file.c_str(), 0644), 0);
+  EXPECT_EQ(
+      read_problem(file, &ok),
+      "\"" + file + "\" may be read by others: it must be mode 0600 (or 0640 when owned by root)");
+  EXPECT_FALSE(ok);
+  unlink(link.c_str());
+  unlink(file.c_str());
+  unlink(fifo.c_str());
+  rmdir(dir);
+}
+
+// Every key is tried, whichever made the token: the time taken does not tell whether a token
+// predates a rotation.
+TEST(MaskToken, EveryKeyIsTried) {
+  const std::string k = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1";
+  sf::MaskKeyring ring;
+  ring.reset(parse_ok("3 " + k + "0\n5 " + k + "1 active\n9 " + k + "2\n"));
+  int64_t id = 0;
+  int kid = -1;
+  const std::string t = mask(ring, 77, "ord");
+  const uint64_t before = ring.blocks_deciphered();
+  ASSERT_EQ(unmask(ring, t, &id, &kid), sf::TokenParse::kOk);
+  EXPECT_EQ(id, 77);
+  EXPECT_EQ(kid, 5);
+  EXPECT_EQ(ring.blocks_deciphered() - before, 3u) << "the active key's token";
+  ASSERT_EQ(unmask(ring, "ord_" + std::string(26, '0'), &id), sf::TokenParse::kNotAuthentic);
+  EXPECT_EQ(ring.blocks_deciphered() - before, 6u) << "a token no key made";
+}
+
+// A block that deciphers under a key but names another key id, or carries check bytes that
+// differ from the prefix's in any one bit, is refused: the tag is the id and all 7 bytes.
+TEST(MaskToken, WrongKeyIdOrCheckBytesAreRefused) {
+  const sf::MaskKeySet set = parse_ok(kKeyFile);
+  sf::MaskKeyring ring;
+  ring.reset(set);
+  uint8_t aes[32];
+  ASSERT_TRUE(sf::derive_mask_key(set.entries[1].key, sf::MaskUse::kBigint, aes));  // id 7
+  const sf::MaskCheck check = sf::mask_check("ord", 3);
+  auto token_of = [&](const uint8_t block[16]) {
+    uint8_t body[16];
+    EXPECT_TRUE(sf::aes256_block(aes, block, body, false));
+    char out[sf::kMaskTokenMax];
+    return std::string(out, sf::format_mask_token("ord", 3, body, out));
+  };
+  uint8_t block[16] = {0, 0, 0, 0, 0, 0, 0, 42, 7};
+  std::memcpy(block + 9, check.bytes, sf::kMaskCheckLen);
+  int64_t id = 0;
+  ASSERT_EQ(unmask(ring, token_of(block), &id), sf::TokenParse::kOk);
+  EXPECT_EQ(id, 42);
+  for (int other = 0; other < 256; ++other) {
+    if (other == 7) continue;
+    block[8] = static_cast<uint8_t>(other);
+    EXPECT_EQ(unmask(ring, token_of(block), &id), sf::TokenParse::kNotAuthentic) << other;
+  }
+  block[8] = 7;
+  for (int bit = 0; bit < 8 * static_cast<int>(sf::kMaskCheckLen); ++bit) {
+    block[9 + bit / 8] ^= static_cast<uint8_t>(1 << (bit % 8));
+    EXPECT_EQ(unmask(ring, token_of(block), &id), sf::TokenParse::kNotAuthentic) << bit;
+    block[9 + bit / 8] ^= static_cast<uint8_t>(1 << (bit % 8));
+  }
+}
+
+// uuidv7_mask()'s façade: an exact inverse, version 4 with the variant kept, rand_b kept, and
+// neither the time nor rand_a (snowflake_uuidv7()'s counter) readable: the façades of one
+// millisecond's 4,096 UUIDs, counters 0 to 4095, show no run and no common time.
+// The known answer is test/drivers/mask_client.py's (key 00..0f).
+TEST(MaskVectors, Uuidv7FacadeHidesTimeAndCounter) {
+  uint8_t key[16];
+  for (int i = 0; i < 16; ++i) key[i] = static_cast<uint8_t>(i);
+  uint8_t u[16], f[16], back[16];
+  unhex("0190a1b2c3d47e5f8a9b0c1d2e3f4051", u);
+  sf::uuidv7_facade_encode(u, key, f);
+  EXPECT_EQ(hex(f, 16), "a484994e78f1406b8a9b0c1d2e3f4051");
+  sf::uuidv7_facade_decode(f, key, back);
+  EXPECT_EQ(hex(back, 16), hex(u, 16));
+
+  std::mt19937_64 rng(7);
+  int runs = 0, same_time = 0, prev_a = -1;
+  uint8_t prev_time[6] = {};
+  for (int counter = 0; counter < 4096; ++counter) {
+    for (auto &b : u) b = static_cast<uint8_t>(rng());
+    std::memcpy(u, "\x01\x90\xa1\xb2\xc3\xd4", 6);
+    u[6] = static_cast<uint8_t>(0x70 | counter >> 8);
+    u[7] = static_cast<uint8_t>(counter);
+    u[8] = static_cast<uint8_t>((u[8] & 0x3f) | 0x80);
+    sf::uuidv7_facade_encode(u, key, f);
+    ASSERT_EQ(f[6] >> 4, 4);
+    ASSERT_EQ(f[8] >> 6, 2);
+    ASSERT_EQ(std::memcmp(f + 8, u + 8, 8), 0);
+    const int a = (f[6] & 0x0f) << 8 | f[7];
+    runs += a == prev_a + 1;
+    same_time += std::memcmp(f, prev_time, 6) == 0;
+    prev_a = a;
+    std::memcpy(prev_time, f, 6);
+    sf::uuidv7_facade_decode(f, key, back);
+    ASSERT_EQ(hex(back, 16), hex(u, 16));
+  }
+  EXPECT_LT(runs, 10);  // 1 in 4096 by chance: about 1
+  EXPECT_EQ(same_time, 0);
+}
+
+namespace {
+
+struct Mapping {
+  uintptr_t begin, end;
+  bool dontdump;
+};
+
+// This process's readable mappings but the stack (where the test keeps its own copies, and
+// where dead frames may hold more), with whether each is left out of core dumps.
+std::vector<Mapping> mappings() {
+  std::vector<Mapping> out;
+  std::ifstream smaps("/proc/self/smaps");
+  std::string line;
+  while (std::getline(smaps, line)) {
+    unsigned long b, e;
+    char perms[5];
+    if (std::sscanf(line.c_str(), "%lx-%lx %4s", &b, &e, perms) == 3 && line.find(':') > 8) {
+      if (perms[0] == 'r' && line.find("[vvar") == std::string::npos &&
+          line.find("[vsyscall]") == std::string::npos && line.find("[stack]") == std::string::npos)
+        out.push_back({b, e, false});
+    } else if (line.rfind("VmFlags:", 0) == 0 && !out.empty() && out.back().end == e) {
+      out.back().dontdump = line.find(" dd") != std::string::npos;
+    }
+  }
+  return out;
+}
+
+// Where the bytes occur in this process's memory: how many copies in mappings a core dump
+// holds, and how many in all. Each mapping is read into a buffer mapped for it alone, which
+// is not among the mappings read.
+std::pair<int, int> copies(const uint8_t *needle, size_t len) {
+  std::pair<int, int> n{0, 0};
+  const int fd = open("/proc/self/mem", O_RDONLY);
+  EXPECT_GE(fd, 0);
+  for (const Mapping &m : mappings()) {
+    const size_t size = m.end - m.begin;
+    void *map = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (map == MAP_FAILED) continue;
+    const uint8_t *buf = static_cast<const uint8_t *>(map);
+    const ssize_t got = pread(fd, map, size, static_cast<off_t>(m.begin));
+    for (const uint8_t *p = buf; got > 0 && p + len <= buf + got; ++p) {
+      p = static_cast<const uint8_t *>(std::memchr(p, needle[0], buf + got - p));
+      if (p == nullptr || p + len > buf + got) break;
+      if (std::memcmp(p, needle, len) == 0) {
+        n.first += !m.dontdump;
+        ++n.second;
+      }
+    }
+    munmap(map, size);
+  }
+  close(fd);
+  return n;
+}
+
+}  // namespace
+
+// Master keys and the façades' keys live only in memory the keyring owns, left out of core
+// dumps, and are wiped when replaced.
+TEST(MaskMemory, KeysOnlyInMemoryLeftOutOfCoreDumpsAndWipedWhenReplaced) {
+  std::random_device rd;
+  // The scan itself, first: a marker on the heap is found once, and a page marked
+  // MADV_DONTDUMP is reported so (qemu-user, which runs the arm64 build, emulates neither).
+  {
+    auto marker = std::make_unique<uint8_t[]>(32);
+    for (int i = 0; i < 32; ++i) marker[i] = static_cast<uint8_t>(rd());
+    void *page = mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ASSERT_NE(page, MAP_FAILED);
+    ASSERT_EQ(madvise(page, 4096, MADV_DONTDUMP), 0);
+    std::memcpy(page, marker.get(), 32);
+    const auto seen = copies(marker.get(), 32);
+    munmap(page, 4096);
+    if (seen != std::make_pair(1, 2)) {
+      GTEST_SKIP() << "this process's memory cannot be scanned here (found " << seen.first
+                   << " dumped and " << seen.second << " copies of a marker, not 1 and 2)";
+    }
+  }
+  auto set = std::make_unique<sf::MaskKeySet>();
+  set->count = 2;
+  set->active = 4;
+  uint8_t master[2][32], derived[2][32];
+  for (int i = 0; i < 2; ++i) {
+    set->entries[i].id = static_cast<uint8_t>(3 + i);
+    for (auto &b : set->entries[i].key) b = static_cast<uint8_t>(rd());
+    std::memcpy(master[i], set->entries[i].key, 32);
+  }
+  ASSERT_TRUE(sf::derive_mask_key(master[1], sf::MaskUse::kUuidv7, derived[0]));
+  ASSERT_TRUE(sf::derive_mask_key(master[1], sf::MaskUse::kUuid, derived[1]));
+  sf::MaskKeyring ring;
+  ring.reset(*set);
+  OPENSSL_cleanse(set.get(), sizeof *set);
+  uint8_t u[16] = {1, 2, 3, 4, 5, 6, 0x70, 0, 0x80}, f[16];
+  ASSERT_TRUE(ring.uuid_mask(4, sf::MaskKeyring::Facade::kUuidv7, u, f, false));
+  ASSERT_TRUE(ring.uuid_mask(4, sf::MaskKeyring::Facade::kUuidv47, u, f, false));
+  // One copy of each, the keyring's, out of core dumps.
+  for (int i = 0; i < 2; ++i) {
+    const auto m = copies(master[i], 32);
+    EXPECT_EQ(m.first, 0) << "master key " << i << " in memory a core dump holds";
+    EXPECT_EQ(m.second, 1) << "master key " << i;
+    const auto d = copies(derived[i], 16);
+    EXPECT_EQ(d.first, 0) << "façade key " << i << " in memory a core dump holds";
+    EXPECT_EQ(d.second, 1) << "façade key " << i;
+  }
+  // Replaced by other keys: no copy left.
+  set->count = 1;
+  set->active = 9;
+  set->entries[0].id = 9;
+  for (auto &b : set->entries[0].key) b = static_cast<uint8_t>(rd());
+  ring.reset(*set);
+  ASSERT_TRUE(ring.uuid_mask(9, sf::MaskKeyring::Facade::kUuidv7, u, f, false));
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(copies(master[i], 32).second, 0) << "master key " << i << " after reset";
+    EXPECT_EQ(copies(derived[i], 16).second, 0) << "façade key " << i << " after reset";
+  }
 }
