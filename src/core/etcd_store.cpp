@@ -259,6 +259,17 @@ bool etcd_parse_mark(const std::string &value, StoredMark *mark) {
   return true;
 }
 
+bool etcd_token_refused(long status, const std::string &body) {
+  if (status == 401) return true;
+  std::string message;
+  if (!etcd_parse_error(body, &message)) return false;
+  for (const char *refusal :
+       {"etcdserver: invalid auth token", "etcdserver: revision of auth store is old",
+        "etcdserver: user name is empty"})
+    if (message.find(refusal) != std::string::npos) return true;
+  return false;
+}
+
 std::string etcd_mark_value(const StoredMark &mark) {
   return "{\"unix_ms\":" + std::to_string(mark.unix_ms) +
          ",\"epoch_ms\":" + std::to_string(mark.epoch_ms) + "}";
@@ -381,8 +392,9 @@ bool EtcdStore::call(const char *path, const std::string &body, Response *out, s
     std::string err;
     bool ok = settings_.user.empty() || !token_.empty() || authenticate(url, &err, left_ms());
     if (ok) ok = post(url, path, body, out, &err, left_ms());
-    // An expired token: take a new one, once.
-    if (ok && out->status == 401 && !settings_.user.empty()) {
+    // A token etcd no longer takes (expired, or older than a change to users or roles): take
+    // a new one, once.
+    if (ok && !settings_.user.empty() && etcd_token_refused(out->status, out->body)) {
       ok = authenticate(url, &err, left_ms()) && post(url, path, body, out, &err, left_ms());
     }
     // A member without a leader or quorum answers 503 (a streaming call: 200, with the 503 in
@@ -457,7 +469,7 @@ json kvs_of(const std::string &body) {
 
 }  // namespace
 
-StoreResult EtcdStore::held(uint32_t low, uint32_t high, std::vector<uint32_t> *shards) try {
+StoreResult EtcdStore::held(uint32_t low, uint32_t high, std::vector<ShardOwner> *owners) try {
   std::string body;
   const StoreResult r = range("range of owner keys", etcd_owner_key(settings_.prefix, low),
                               etcd_owner_key(settings_.prefix, high + 1), true, &body);
@@ -470,7 +482,9 @@ StoreResult EtcdStore::held(uint32_t low, uint32_t high, std::vector<uint32_t> *
       continue;
     const std::string digits = key.substr(head.size());
     if (digits.size() != 4 || digits.find_first_not_of("0123456789") != std::string::npos) continue;
-    shards->push_back(static_cast<uint32_t>(std::stoul(digits)));
+    int64_t lease = 0;  // keys_only leaves the lease in (etcd clears the value alone)
+    (void)json_int(kv, "lease", &lease);
+    owners->push_back({static_cast<uint32_t>(std::stoul(digits)), lease});
   }
   return StoreResult::ok();
 } catch (const json::exception &e) {
@@ -479,39 +493,50 @@ StoreResult EtcdStore::held(uint32_t low, uint32_t high, std::vector<uint32_t> *
   return StoreResult::failed("range of owner keys: out of memory");
 }
 
-StoreResult EtcdStore::read_mark(uint32_t first, uint32_t count, StoredMark *mark) try {
-  std::string body;
-  const StoreResult r = range("range of marks", etcd_mark_key(settings_.prefix, first),
-                              etcd_mark_key(settings_.prefix, first + count), false, &body);
-  if (r.status != StoreStatus::kOk) return r;
-  if (!fold_marks(kvs_of(body), mark))
-    return StoreResult::failed("a mark under " + settings_.prefix +
-                               "/mark/ is not one this extension wrote");
-  return StoreResult::ok();
-} catch (const json::exception &e) {
-  return StoreResult::failed(std::string("range of marks: ") + e.what());
-} catch (...) {
-  return StoreResult::failed("range of marks: out of memory");
+namespace {
+
+// The revision an answer was read or written at (its header's).
+int64_t header_revision(const json &j) {
+  int64_t revision = 0;
+  if (j.contains("header") && j["header"].is_object())
+    (void)json_int(j["header"], "revision", &revision);
+  return revision;
 }
 
-StoreResult EtcdStore::owners_all_ours(int64_t lease, uint32_t first, uint32_t count,
-                                       bool *ours) try {
-  std::string body;
-  const StoreResult r = range("range of owner keys", etcd_owner_key(settings_.prefix, first),
-                              etcd_owner_key(settings_.prefix, first + count), false, &body);
-  if (r.status != StoreStatus::kOk) return r;
-  uint32_t mine = 0;
-  for (const json &kv : kvs_of(body)) {
+// The key-values of the i-th answer of a transaction, when it is a range.
+json txn_kvs(const json &j, size_t i) {
+  if (!j.contains("responses") || !j["responses"].is_array() || j["responses"].size() <= i)
+    return json::array();
+  const json &r = j["responses"][i];
+  return r.contains("response_range") && r["response_range"].contains("kvs")
+             ? r["response_range"]["kvs"]
+             : json::array();
+}
+
+// How many of the owner keys carry lease, and how many another.
+void count_owners(const json &kvs, int64_t lease, uint32_t *ours, uint32_t *others) {
+  *ours = *others = 0;
+  if (!kvs.is_array()) return;
+  for (const json &kv : kvs) {
     int64_t owner = 0;
-    if (kv.is_object() && json_int(kv, "lease", &owner) && owner == lease) ++mine;
+    if (kv.is_object() && json_int(kv, "lease", &owner) && owner == lease)
+      ++*ours;
+    else
+      ++*others;
   }
-  *ours = mine == count;
-  return StoreResult::ok();
-} catch (const json::exception &e) {
-  return StoreResult::failed(std::string("range of owner keys: ") + e.what());
-} catch (...) {
-  return StoreResult::failed("range of owner keys: out of memory");
 }
+
+// The two reads a compare that failed answers with: the range's owner keys, then its marks.
+json range_reads(const std::string &prefix, uint32_t first, uint32_t count) {
+  return json::array({{{"request_range",
+                        {{"key", base64_encode(etcd_owner_key(prefix, first))},
+                         {"range_end", base64_encode(etcd_owner_key(prefix, first + count))}}}},
+                      {{"request_range",
+                        {{"key", base64_encode(etcd_mark_key(prefix, first))},
+                         {"range_end", base64_encode(etcd_mark_key(prefix, first + count))}}}}});
+}
+
+}  // namespace
 
 StoreResult EtcdStore::acquire(int64_t lease, uint32_t first, uint32_t count,
                                StoredMark *mark) try {
@@ -523,11 +548,10 @@ StoreResult EtcdStore::acquire(int64_t lease, uint32_t first, uint32_t count,
     success.push_back(
         {{"request_put", {{"key", key}, {"value", holder}, {"lease", lease_text(lease)}}}});
   }
-  success.push_back(
-      {{"request_range",
-        {{"key", base64_encode(etcd_mark_key(settings_.prefix, first))},
-         {"range_end", base64_encode(etcd_mark_key(settings_.prefix, first + count))}}}});
-  const json req = {{"compare", compare}, {"success", success}};
+  success.push_back(range_reads(settings_.prefix, first, count)[1]);
+  const json req = {{"compare", compare},
+                    {"success", success},
+                    {"failure", range_reads(settings_.prefix, first, count)}};
   Response r;
   std::string error;
   if (!call("/v3/kv/txn", req.dump(), &r, &error)) return StoreResult::failed(error);
@@ -537,22 +561,24 @@ StoreResult EtcdStore::acquire(int64_t lease, uint32_t first, uint32_t count,
   const json j = parse_first(r.body);
   if (r.status != 200 || !j.is_object() || j.contains("error"))
     return answer_error("claim of shards", r.status, r.body);
-  if (!j.value("succeeded", false)) {
-    // Taken; or ours already, by this very claim whose answer was lost on the way.
-    bool ours = false;
-    StoreResult owners = owners_all_ours(lease, first, count, &ours);
-    if (owners.status != StoreStatus::kOk) return owners;
-    if (!ours) return StoreResult::taken();
-    return read_mark(first, count, mark);
+  json marks;
+  if (j.value("succeeded", false)) {
+    if (!j.contains("responses") || !j["responses"].is_array() ||
+        j["responses"].size() != count + 1)
+      return StoreResult::failed("claim of shards: etcd's answer has no range of marks");
+    marks = txn_kvs(j, count);
+  } else {
+    // Taken; or ours already: by this very claim whose answer was lost on the way, or by the
+    // lease a previous worker of this server held.
+    uint32_t ours = 0, others = 0;
+    count_owners(txn_kvs(j, 0), lease, &ours, &others);
+    if (ours != count) return StoreResult::taken();
+    marks = txn_kvs(j, 1);
   }
-  const json &responses = j.contains("responses") ? j["responses"] : json::array();
-  if (!responses.is_array() || responses.size() != count + 1)
-    return StoreResult::failed("claim of shards: etcd's answer has no range of marks");
-  const json &range = responses[count];
-  const bool has_kvs = range.contains("response_range") && range["response_range"].contains("kvs");
-  if (!fold_marks(has_kvs ? range["response_range"]["kvs"] : json::array(), mark))
+  if (!fold_marks(marks, mark))
     return StoreResult::failed("a mark under " + settings_.prefix +
                                "/mark/ is not one this extension wrote");
+  mark->revision = header_revision(j);
   return StoreResult::ok();
 } catch (const json::exception &e) {
   return StoreResult::failed(std::string("claim of shards: ") + e.what());
@@ -574,26 +600,48 @@ StoreResult EtcdStore::renew(int64_t lease, int64_t *ttl_s) try {
   return StoreResult::failed("lease keepalive: out of memory");
 }
 
-StoreResult EtcdStore::mark(int64_t lease, uint32_t first, uint32_t count,
-                            const StoredMark &m) try {
+StoreResult EtcdStore::mark(int64_t lease, uint32_t first, uint32_t count, StoredMark *m) try {
   json compare = json::array(), success = json::array();
-  const std::string value = base64_encode(etcd_mark_value(m));
+  const std::string value = base64_encode(etcd_mark_value(*m));
+  // Fenced twice: every owner key still carries the lease, and no mark changed after the
+  // revision the marks were last read or written at (a missing key's is 0). A write whose
+  // answer was lost and that lands late finds the later write's revision, and is refused.
+  const std::string below = std::to_string(m->revision + 1);
   for (uint32_t s = first; s < first + count; ++s) {
     compare.push_back({{"key", base64_encode(etcd_owner_key(settings_.prefix, s))},
                        {"target", "LEASE"},
                        {"lease", lease_text(lease)}});
+    compare.push_back({{"key", base64_encode(etcd_mark_key(settings_.prefix, s))},
+                       {"target", "MOD"},
+                       {"result", "LESS"},
+                       {"mod_revision", below}});
     success.push_back(
         {{"request_put",
           {{"key", base64_encode(etcd_mark_key(settings_.prefix, s))}, {"value", value}}}});
   }
-  const json req = {{"compare", compare}, {"success", success}};
+  const json req = {{"compare", compare},
+                    {"success", success},
+                    {"failure", range_reads(settings_.prefix, first, count)}};
   Response r;
   std::string error;
   if (!call("/v3/kv/txn", req.dump(), &r, &error)) return StoreResult::failed(error);
   const json j = parse_first(r.body);
   if (r.status != 200 || !j.is_object() || j.contains("error"))
     return answer_error("write of the mark", r.status, r.body);
-  return j.value("succeeded", false) ? StoreResult::ok() : StoreResult::lost();
+  if (j.value("succeeded", false)) {
+    m->revision = header_revision(j);
+    return StoreResult::ok();
+  }
+  uint32_t ours = 0, others = 0;
+  count_owners(txn_kvs(j, 0), lease, &ours, &others);
+  if (ours != count) return StoreResult::lost();
+  StoredMark stored;
+  if (!fold_marks(txn_kvs(j, 1), &stored))
+    return StoreResult::failed("a mark under " + settings_.prefix +
+                               "/mark/ is not one this extension wrote");
+  stored.revision = header_revision(j);
+  *m = stored;
+  return StoreResult::taken();
 } catch (const json::exception &e) {
   return StoreResult::failed(std::string("write of the mark: ") + e.what());
 } catch (...) {

@@ -46,6 +46,12 @@ bool etcd_parse_lease_id(const std::string &body, int64_t *id, int64_t *ttl_s);
 // A keepalive's answer: false if it is not one; *ttl_s is 0 when the lease is gone.
 bool etcd_parse_keepalive(const std::string &body, int64_t *ttl_s);
 bool etcd_parse_mark(const std::string &value, StoredMark *mark);
+// Whether an answer says the request's token is no good, so that a new one must be taken
+// and the request sent again: HTTP 401, or etcd's "invalid auth token", "revision of auth
+// store is old" (any change to users or roles anywhere in the cluster makes every JWT token
+// taken before it so: HTTP 400 through the gateway) or "user name is empty", whatever the
+// status, as etcd's Go client does (clientv3's shouldRefreshToken).
+bool etcd_token_refused(long status, const std::string &body);
 std::string etcd_mark_value(const StoredMark &mark);
 
 class EtcdStore : public LeaseStore {
@@ -59,10 +65,10 @@ class EtcdStore : public LeaseStore {
   const std::string &endpoint() const noexcept { return endpoint_; }
 
   StoreResult grant(int64_t ttl_s, int64_t *lease) override;
-  StoreResult held(uint32_t low, uint32_t high, std::vector<uint32_t> *shards) override;
+  StoreResult held(uint32_t low, uint32_t high, std::vector<ShardOwner> *owners) override;
   StoreResult acquire(int64_t lease, uint32_t first, uint32_t count, StoredMark *mark) override;
   StoreResult renew(int64_t lease, int64_t *ttl_s) override;
-  StoreResult mark(int64_t lease, uint32_t first, uint32_t count, const StoredMark &mark) override;
+  StoreResult mark(int64_t lease, uint32_t first, uint32_t count, StoredMark *mark) override;
   StoreResult release(int64_t lease) override;
 
  private:
@@ -80,8 +86,6 @@ class EtcdStore : public LeaseStore {
   // The answer to a range request over [from, to) (*body), or what went wrong, named what.
   StoreResult range(const char *what, const std::string &from, const std::string &to,
                     bool keys_only, std::string *body);
-  StoreResult owners_all_ours(int64_t lease, uint32_t first, uint32_t count, bool *ours);
-  StoreResult read_mark(uint32_t first, uint32_t count, StoredMark *mark);
 
   EtcdSettings settings_;
   std::function<bool()> abort_;

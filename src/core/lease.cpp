@@ -121,8 +121,21 @@ int64_t choose_range(const std::vector<uint32_t> &held, uint32_t low, uint32_t h
 }
 
 LeaseMachine::LeaseMachine(LeaseSlot &slot, LeaseHost &host, const LeaseSettings &settings,
-                           int64_t preferred_first)
-    : slot_(slot), host_(host), settings_(settings), preferred_(preferred_first) {}
+                           int64_t preferred_first, int64_t known_lease)
+    : slot_(slot),
+      host_(host),
+      settings_(settings),
+      preferred_(preferred_first),
+      lease_(known_lease),
+      lease_checked_(known_lease == 0) {
+  slot_.lease_id.store(known_lease);
+}
+
+void LeaseMachine::set_lease(int64_t lease) noexcept {
+  lease_ = lease;
+  lease_checked_ = true;
+  slot_.lease_id.store(lease, std::memory_order_seq_cst);
+}
 
 void LeaseMachine::set_state(LeaseState s) noexcept { slot_.state.store(static_cast<int>(s)); }
 
@@ -169,37 +182,101 @@ void LeaseMachine::forget_lease(const std::string &why) {
   }
   has_range_ = false;
   reported_lost_ = false;
-  lease_ = 0;
+  slot_.mark_failing.store(false);
+  set_lease(0);
   last_error_ = why;
   set_state(LeaseState::kAcquiring);
   host_.changed();
 }
 
+bool LeaseMachine::take_lease(LeaseStore &store) {
+  const int64_t ttl_s = std::max<int64_t>(1, (settings_.ttl_ms + 999) / 1000);
+  if (lease_ != 0 && !lease_checked_) {
+    // A lease a previous worker held: alive, it is this server's still, with its range.
+    const int64_t sent = host_.mono_ns();
+    int64_t live_s = 0;
+    slot_.requests.fetch_add(1);
+    const StoreResult r = store.renew(lease_, &live_s);
+    if (r.status == StoreStatus::kError) {
+      fail(r);
+      return false;
+    }
+    if (r.status == StoreStatus::kOk && live_s >= ttl_s) {
+      lease_checked_ = true;
+      alive_sent_ns_ = sent;
+      return true;
+    }
+    // Gone; or granted with a shorter lease_ttl than the one set now, which the deadlines
+    // could outlive: given up, for a new one.
+    if (r.status == StoreStatus::kOk)
+      drop_lease(store);
+    else
+      set_lease(0);
+  }
+  const int64_t sent = host_.mono_ns();
+  int64_t lease = 0;
+  slot_.requests.fetch_add(1);
+  const StoreResult r = store.grant(ttl_s, &lease);
+  if (r.status != StoreStatus::kOk) {
+    fail(r);
+    return false;
+  }
+  set_lease(lease);
+  alive_sent_ns_ = sent;
+  return true;
+}
+
+void LeaseMachine::drop_lease(LeaseStore &store) {
+  slot_.requests.fetch_add(1);
+  // Revoked, its owner keys go; if the revocation fails, etcd expires it lease_ttl later.
+  (void)store.release(lease_);
+  set_lease(0);
+}
+
+bool LeaseMachine::own_range(LeaseStore &store, const std::vector<ShardOwner> &owners,
+                             int64_t *first) {
+  std::vector<uint32_t> ours;
+  for (const ShardOwner &o : owners)
+    if (o.lease == lease_) ours.push_back(o.shard);
+  std::sort(ours.begin(), ours.end());
+  *first = -1;
+  if (ours.empty()) return true;
+  if (ours.size() == settings_.count && ours.back() - ours.front() + 1 == settings_.count) {
+    *first = ours.front();
+    return true;
+  }
+  // Shards of this lease that are not one range of shard_count (the settings changed since
+  // they were claimed): the lease goes, and a new one claims a range.
+  drop_lease(store);
+  return false;
+}
+
 void LeaseMachine::acquire(LeaseStore &store) {
   set_state(LeaseState::kAcquiring);
-  if (lease_ == 0) {
-    const int64_t sent = host_.mono_ns();
-    const int64_t ttl_s = std::max<int64_t>(1, (settings_.ttl_ms + 999) / 1000);
-    slot_.requests.fetch_add(1);
-    const StoreResult r = store.grant(ttl_s, &lease_);
-    if (r.status != StoreStatus::kOk) {
-      lease_ = 0;
-      fail(r);
-      return;
-    }
-    alive_sent_ns_ = sent;
-  }
+  if ((lease_ == 0 || !lease_checked_) && !take_lease(store)) return;
   // Another server may claim the range chosen between the look and the claim: look again.
   for (int attempt = 0; attempt < 8; ++attempt) {
-    std::vector<uint32_t> held;
+    std::vector<ShardOwner> owners;
     slot_.requests.fetch_add(1);
-    StoreResult r = store.held(settings_.pool_low, settings_.pool_high, &held);
+    StoreResult r = store.held(settings_.pool_low, settings_.pool_high, &owners);
     if (r.status != StoreStatus::kOk) {
       fail(r);
       return;
     }
-    const int64_t first =
-        choose_range(held, settings_.pool_low, settings_.pool_high, settings_.count, preferred_);
+    // Shards this lease holds already are its range: a claim that went through though its
+    // answer was lost, or the range a previous worker of this server held. Taken back, they
+    // are renewed for what they are instead of pinned beside another range.
+    int64_t first = -1;
+    if (!own_range(store, owners, &first)) {
+      if (!take_lease(store)) return;
+      continue;
+    }
+    std::vector<uint32_t> held;
+    for (const ShardOwner &o : owners)
+      if (o.lease != lease_) held.push_back(o.shard);
+    if (first < 0)
+      first =
+          choose_range(held, settings_.pool_low, settings_.pool_high, settings_.count, preferred_);
     if (first < 0) {
       char buf[200];
       std::snprintf(buf, sizeof buf,
@@ -216,7 +293,7 @@ void LeaseMachine::acquire(LeaseStore &store) {
     r = store.acquire(lease_, static_cast<uint32_t>(first), settings_.count, &mark);
     if (r.status == StoreStatus::kTaken) continue;
     if (r.status == StoreStatus::kLost) {
-      lease_ = 0;
+      set_lease(0);
       fail(StoreResult::failed("the lease expired in etcd before a range was claimed"));
       return;
     }
@@ -237,18 +314,22 @@ void LeaseMachine::acquire(LeaseStore &store) {
                     static_cast<long long>(first),
                     static_cast<long long>(first + settings_.count - 1),
                     static_cast<unsigned long long>(other), static_cast<unsigned long long>(epoch));
-      slot_.requests.fetch_add(1);
-      (void)store.release(lease_);
-      lease_ = 0;
+      drop_lease(store);
       fail(StoreResult::failed(buf));
       return;
     }
+    // The marks of a restored etcd may be older than IDs issued since its snapshot: the
+    // operator's margin starts the range above them and above this server's clock.
+    if (settings_.restore_margin_ms > 0)
+      mark.unix_ms = std::max(mark.unix_ms, host_.ids_unix_ms()) +
+                     static_cast<uint64_t>(settings_.restore_margin_ms);
     first_ = static_cast<uint32_t>(first);
     count_ = settings_.count;
     has_range_ = true;
     reported_lost_ = false;
     preferred_ = first;
     mark_ms_ = mark.unix_ms;
+    mark_revision_ = mark.revision;
     acquired_mark_ms_ = mark.unix_ms;
     last_error_.clear();
     // Every ID from here on is at or above the mark, before any generator may issue.
@@ -272,12 +353,35 @@ void LeaseMachine::acquire(LeaseStore &store) {
 void LeaseMachine::extend_mark(LeaseStore &store) {
   const uint64_t need = std::max(need_ms(), acquired_mark_ms_);
   if (!mark_due(need, mark_ms_, settings_.renew_ms)) return;
-  const StoredMark target{mark_target(need, settings_.renew_ms), host_.epoch_ms()};
-  slot_.requests.fetch_add(1);
-  if (settle(store.mark(lease_, first_, count_, target))) return;
-  mark_ms_ = target.unix_ms;
+  const uint64_t target = mark_target(need, settings_.renew_ms);
+  if (!write_mark(store, target, false)) return;
+  mark_ms_ = target;
   slot_.mark_unix_ms.store(mark_ms_, std::memory_order_seq_cst);
   host_.changed();
+}
+
+bool LeaseMachine::write_mark(LeaseStore &store, uint64_t unix_ms, bool may_lower) {
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    StoredMark m{unix_ms, host_.epoch_ms()};
+    m.revision = mark_revision_;
+    slot_.requests.fetch_add(1);
+    const StoreResult r = store.mark(lease_, first_, count_, &m);
+    if (r.status == StoreStatus::kTaken) {
+      // A write of this lease whose answer was lost landed after the revision known: the
+      // marks are still ours to write, from the revision read now. Never lower them, but to
+      // the final mark of a clean stop, which knows the last ID.
+      mark_revision_ = m.revision;
+      if (!may_lower && m.unix_ms >= unix_ms) return true;
+      continue;
+    }
+    slot_.mark_failing.store(r.status == StoreStatus::kError);
+    if (settle(r)) return false;
+    mark_revision_ = m.revision;
+    return true;
+  }
+  slot_.mark_failing.store(true);
+  fail(StoreResult::failed("write of the mark: the marks changed in etcd while written, twice"));
+  return false;
 }
 
 void LeaseMachine::keep(LeaseStore &store) {
@@ -348,19 +452,15 @@ void LeaseMachine::stop(LeaseStore &store, uint64_t high_unix_ms) {
     // No ID of the range reached high_unix_ms + 1, and none of an earlier holder's the mark
     // read when it was taken: the next holder may start from there.
     const uint64_t final_ms = std::max(high_unix_ms + 1, acquired_mark_ms_);
-    if (final_ms < mark_ms_) {
-      slot_.requests.fetch_add(1);
-      if (store.mark(lease_, first_, count_, StoredMark{final_ms, host_.epoch_ms()}).status ==
-          StoreStatus::kOk)
-        mark_ms_ = final_ms;
-    }
+    // Fenced as every write: one of this lease's writes that lands later is refused.
+    if (final_ms < mark_ms_ && write_mark(store, final_ms, true)) mark_ms_ = final_ms;
   }
   slot_.requests.fetch_add(1);
   (void)store.release(lease_);
   slot_.word.store(0, std::memory_order_seq_cst);
   slot_.expires_mono_ns.store(0);
   has_range_ = false;
-  lease_ = 0;
+  set_lease(0);
   set_state(LeaseState::kNone);
 }
 

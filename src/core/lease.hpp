@@ -36,6 +36,9 @@ struct LeaseSettings {
   int64_t ttl_ms = 30000;         // the lease's time to live in the store
   int64_t renew_ms = 10000;       // how often it is renewed
   int64_t fail_after_ms = 15000;  // with no renewal for this long, generation stops
+  // After etcd lost acknowledged writes (a snapshot restored, --force-new-cluster): a range
+  // taken starts this far above the higher of its mark and the IDs' clock (0: at its mark).
+  int64_t restore_margin_ms = 0;
 };
 
 // The most shards one server leases: one store transaction claims them all (etcd allows 128
@@ -75,7 +78,14 @@ struct alignas(64) LeaseSlot {
   std::atomic<uint64_t> lost;             // leases lost since start
   std::atomic<uint64_t> requests;         // requests made to the store since start
   std::atomic<uint32_t> generation;       // of the last lease taken
-  std::atomic<void *> worker;             // the lease worker's latch; nullptr while none runs
+  // The etcd lease this server holds or is taking, 0: none. The glue keeps it across a
+  // restart of the worker or of the server, so that the next worker takes the same lease and
+  // its range back (LeaseMachine's known_lease) rather than waiting lease_ttl for it.
+  std::atomic<int64_t> lease_id;
+  // The last write of the mark failed (renewals may go through): IDs past the mark stored
+  // wait for it, and SF001 must say that the mark is what failed.
+  std::atomic<bool> mark_failing;
+  std::atomic<void *> worker;  // the lease worker's latch; nullptr while none runs
   std::atomic<int> worker_pid;
 
   void init() noexcept {
@@ -88,6 +98,8 @@ struct alignas(64) LeaseSlot {
     lost.store(0);
     requests.store(0);
     generation.store(0);
+    lease_id.store(0);
+    mark_failing.store(false);
     worker.store(nullptr);
     worker_pid.store(0);
   }
@@ -124,6 +136,16 @@ struct StoredMark {
   // Read for a range: an epoch of another mark of the range that is not epoch_ms (0: none),
   // so that a range whose shards were used with two epochs is refused, whichever is highest.
   uint64_t other_epoch_ms = 0;
+  // The store's revision at which the range's marks were last read or written (0: never).
+  // A write of the marks goes through only if none changed after it: a write sent earlier
+  // whose answer was lost can never land after a later one and move a mark back.
+  int64_t revision = 0;
+};
+
+// A shard some lease holds, and which.
+struct ShardOwner {
+  uint32_t shard;
+  int64_t lease;
 };
 
 // What the lease needs of a store. Every call is bounded in time by the implementation.
@@ -132,16 +154,22 @@ class LeaseStore {
   virtual ~LeaseStore() = default;
   // A new lease that lives ttl_s seconds from the store's receipt of each renewal.
   virtual StoreResult grant(int64_t ttl_s, int64_t *lease) = 0;
-  // The shards of [low, high] that some lease holds now.
-  virtual StoreResult held(uint32_t low, uint32_t high, std::vector<uint32_t> *shards) = 0;
-  // Ties [first, first + count) to lease if none of it is held (kTaken otherwise, kLost if
-  // the lease is gone), and reads the highest mark of the range in the same transaction.
+  // The shards of [low, high] that some lease holds now, and which lease (every one, however
+  // many: the store pages through them).
+  virtual StoreResult held(uint32_t low, uint32_t high, std::vector<ShardOwner> *owners) = 0;
+  // Ties [first, first + count) to lease if none of it is held by another lease (kTaken
+  // otherwise, kLost if the lease is gone), and reads the highest mark of the range and the
+  // revision it was read at, in the same transaction. Shards this lease holds already (a
+  // claim whose answer was lost, a lease taken back after a restart) are its own: kOk.
   virtual StoreResult acquire(int64_t lease, uint32_t first, uint32_t count, StoredMark *mark) = 0;
   // Renews the lease (kLost if it is gone); *ttl_s is what the store gives it from now.
   virtual StoreResult renew(int64_t lease, int64_t *ttl_s) = 0;
-  // Stores the mark of the range, only while lease holds it (kLost otherwise).
-  virtual StoreResult mark(int64_t lease, uint32_t first, uint32_t count,
-                           const StoredMark &mark) = 0;
+  // Stores mark->unix_ms and epoch_ms as the mark of every shard of the range, only while
+  // lease holds all of them (kLost otherwise) and while no mark of the range changed after
+  // mark->revision. kOk: stored, mark->revision is the write's. kTaken: a mark changed after
+  // mark->revision (a write of this lease whose answer was lost, that landed); nothing is
+  // written, and *mark is the range's mark as stored now (highest, and its revision).
+  virtual StoreResult mark(int64_t lease, uint32_t first, uint32_t count, StoredMark *mark) = 0;
   // Ends the lease: the range is free at once.
   virtual StoreResult release(int64_t lease) = 0;
 };
@@ -182,8 +210,11 @@ inline bool mark_due(uint64_t need_ms, uint64_t mark_ms, int64_t renew_ms) noexc
 // returns (or until a generator wakes it); stop() at a clean shutdown.
 class LeaseMachine {
  public:
+  // known_lease: the lease a previous worker of this server held (slot.lease_id as it was
+  // kept), 0 for none. It is renewed first: if it lives, the range it holds is taken back at
+  // once (above its marks); if it is gone, a new lease is granted.
   LeaseMachine(LeaseSlot &slot, LeaseHost &host, const LeaseSettings &settings,
-               int64_t preferred_first);
+               int64_t preferred_first, int64_t known_lease = 0);
 
   // One pass: take a lease and a range, renew, extend the mark, as due. Returns the
   // monotonic time of the next pass.
@@ -200,8 +231,20 @@ class LeaseMachine {
 
  private:
   void acquire(LeaseStore &store);
+  // A lease from the store: the known one if it still lives, or a new one. False on failure.
+  bool take_lease(LeaseStore &store);
+  void set_lease(int64_t lease) noexcept;
+  // Gives the lease up in the store (its owner keys go with it) and forgets it.
+  void drop_lease(LeaseStore &store);
+  // The first shard of the range this lease holds already among owners (-1: none); false
+  // when it holds shards that are no such range (then it is dropped, and the claim starts
+  // over).
+  bool own_range(LeaseStore &store, const std::vector<ShardOwner> &owners, int64_t *first);
   void keep(LeaseStore &store);
   void extend_mark(LeaseStore &store);
+  // Stores unix_ms as the range's mark, fenced to the revision last known. True when stored,
+  // or (may_lower false) when a higher mark of this lease stands already.
+  bool write_mark(LeaseStore &store, uint64_t unix_ms, bool may_lower);
   void forget_lease(const std::string &why);
   void fail(const StoreResult &r);
   // An answer about the held lease other than kOk: the lease gone (forgotten), or a failure
@@ -217,6 +260,7 @@ class LeaseMachine {
   LeaseSettings settings_;
   int64_t preferred_;
   int64_t lease_ = 0;          // the lease held, 0: none
+  bool lease_checked_ = true;  // false: lease_ is a known lease not yet renewed by this machine
   int64_t alive_sent_ns_ = 0;  // when the last grant or renewal that the store took was sent
   int64_t next_renew_ns_ = 0;
   int64_t retry_ns_ = 0;  // after a failure: when to try again
@@ -224,6 +268,7 @@ class LeaseMachine {
   bool has_range_ = false;
   bool reported_lost_ = false;     // host_.lost() was said for the range held
   uint64_t mark_ms_ = 0;           // the mark stored for the range
+  int64_t mark_revision_ = 0;      // the store's revision the marks were last read or written at
   uint64_t acquired_mark_ms_ = 0;  // the mark read when the range was taken
   std::string last_error_;
 };

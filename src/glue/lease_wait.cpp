@@ -65,7 +65,7 @@ bool may_read_etcd_errors() {
 const char *lease_detail(const LeaseSlot &lease) {
   char endpoint[256], error[512];
   read_lease_text(endpoint, sizeof endpoint, error, sizeof error);
-  const LeaseState state = lease.state_at(read_clock(CLOCK_MONOTONIC));
+  LeaseState state = lease.state_at(read_clock(CLOCK_MONOTONIC));
   const char *what;
   switch (state) {
     case LeaseState::kAcquiring:
@@ -86,6 +86,14 @@ const char *lease_detail(const LeaseSlot &lease) {
     default:
       what = lease.worker_pid.load() == 0 ? "the lease worker is not running"
                                           : "the lease worker has not started leasing";
+  }
+  // Renewals that go through hold the lease, but IDs stop all the same at a mark that cannot
+  // be written: name the mark, not the renewals.
+  if (lease.mark_failing.load() && (state == LeaseState::kHeld || state == LeaseState::kFailing)) {
+    state = LeaseState::kFailing;
+    what =
+        "the writes of the shards' mark to etcd are failing (renewals go through), so no ID "
+        "may pass the mark stored";
   }
   if (error[0] != '\0' && may_read_etcd_errors())
     return psprintf("lease_state is %s: %s. Last etcd error: %s", lease_state_name(state), what,

@@ -40,6 +40,7 @@ uint32_t shard_pool_high = kMaxShard;
 int lease_ttl_s = 30;
 int lease_renew_ms = 10000;
 int lease_fail_after_ms = 15000;
+int lease_restore_margin_ms = 0;
 char *etcd_cafile = nullptr;
 char *etcd_certfile = nullptr;
 char *etcd_keyfile = nullptr;
@@ -310,6 +311,14 @@ void define_settings() {
       &lease_fail_after_ms, 15000, 200, 3600000,
       process_shared_preload_libraries_in_progress ? PGC_POSTMASTER : PGC_SIGHUP, GUC_UNIT_MS,
       nullptr, nullptr, nullptr);
+  DefineCustomIntVariable(
+      "snowflake.lease_restore_margin",
+      "After etcd was restored from a snapshot: how far above its mark and the server's clock "
+      "the IDs of a range taken start.",
+      "A restored etcd holds marks older than the IDs issued since the snapshot.",
+      &lease_restore_margin_ms, 0, 0, 7 * 86400000,
+      process_shared_preload_libraries_in_progress ? PGC_POSTMASTER : PGC_SIGHUP, GUC_UNIT_MS,
+      nullptr, nullptr, nullptr);
   DefineCustomStringVariable("snowflake.etcd_cafile",
                              "The CA certificate that etcd's server certificates are checked "
                              "against (https:// endpoints).",
@@ -341,6 +350,7 @@ LeaseSettings configured_lease() {
   s.ttl_ms = int64_t{lease_ttl_s} * 1000;
   s.renew_ms = lease_renew_ms;
   s.fail_after_ms = lease_fail_after_ms;
+  s.restore_margin_ms = lease_restore_margin_ms;
   return s;
 }
 

@@ -26,6 +26,7 @@ extern uint32_t shard_pool_low, shard_pool_high;  // snowflake.shard_pool, parse
 extern int lease_ttl_s;                           // snowflake.lease_ttl
 extern int lease_renew_ms;                        // snowflake.lease_renew
 extern int lease_fail_after_ms;                   // snowflake.lease_fail_after
+extern int lease_restore_margin_ms;               // snowflake.lease_restore_margin
 extern char *mask_key_file;                       // snowflake.mask_key_file
 extern char *etcd_cafile, *etcd_certfile, *etcd_keyfile, *etcd_user, *etcd_password_file;
 // Why lease mode cannot work with these settings (set at start, "" when it can): the server

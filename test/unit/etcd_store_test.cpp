@@ -93,3 +93,32 @@ TEST(Etcd, NoEndpointIsAnErrorNotAHang) {
   EXPECT_EQ(r.status, StoreStatus::kError);
   EXPECT_EQ(r.error, "snowflake.etcd_endpoints is empty");
 }
+
+TEST(Etcd, TokenRefusalsMeanAuthenticateAgain) {
+  // What etcd's gateway answers (3.4, 3.5), status and body: a new token, or not.
+  EXPECT_TRUE(etcd_token_refused(401, R"({"error":"etcdserver: invalid auth token"})"));
+  EXPECT_TRUE(etcd_token_refused(401, ""));
+  // Any change to users or roles makes older JWT tokens so, answered 400.
+  EXPECT_TRUE(etcd_token_refused(
+      400,
+      R"({"error":"etcdserver: revision of auth store is old","code":3,"message":"etcdserver: revision of auth store is old"})"));
+  EXPECT_TRUE(etcd_token_refused(
+      400, R"({"code":3,"message":"etcdserver: invalid auth token","details":[]})"));
+  EXPECT_TRUE(
+      etcd_token_refused(500, R"({"error":"etcdserver: revision of auth store is old","code":2})"));
+  // A streaming call (keepalive) answers 200 with the error in its body.
+  EXPECT_TRUE(etcd_token_refused(
+      200,
+      R"({"error":{"grpc_code":3,"http_code":400,"message":"etcdserver: revision of auth store is old","http_status":"Bad Request"}})"));
+  EXPECT_TRUE(etcd_token_refused(400, R"({"error":"etcdserver: user name is empty","code":3})"));
+  // Not about the token: no new one.
+  EXPECT_FALSE(
+      etcd_token_refused(200, R"({"header":{"revision":"9"},"succeeded":true,"responses":[]})"));
+  EXPECT_FALSE(etcd_token_refused(403, R"({"error":"etcdserver: permission denied","code":7})"));
+  EXPECT_FALSE(
+      etcd_token_refused(404, R"({"error":"etcdserver: requested lease not found","code":5})"));
+  EXPECT_FALSE(etcd_token_refused(
+      400, R"({"error":"etcdserver: authentication failed, invalid user ID or password"})"));
+  EXPECT_FALSE(etcd_token_refused(503, R"({"error":"etcdserver: no leader"})"));
+  EXPECT_FALSE(etcd_token_refused(400, "not json"));
+}

@@ -22,25 +22,41 @@ constexpr uint64_t kWallMs = 1763000000000;
 
 struct FakeStore;
 
-// One server's view of the store: the same store, or none when it is cut off.
+// One server's view of the store: the same store, or none when it is cut off. An answer can
+// be lost after the store did the request (lose_answers), and a mark write held back
+// (hold_marks) to land later, as a write sent to a member that timed out may.
 struct Link : LeaseStore {
   FakeStore &store;
   bool cut = false;
+  int lose_claims = 0;      // the next claims go through, but their answers are lost
+  bool hold_marks = false;  // mark writes are kept in held_marks, answered with a timeout
+  const char *refuse_marks = nullptr;  // mark writes fail with this error (renewals go through)
+  struct HeldMark {
+    int64_t lease;
+    uint32_t first, count;
+    StoredMark mark;
+  };
+  std::vector<HeldMark> held_marks;
   explicit Link(FakeStore &s) : store(s) {}
   StoreResult grant(int64_t ttl_s, int64_t *lease) override;
-  StoreResult held(uint32_t low, uint32_t high, std::vector<uint32_t> *shards) override;
+  StoreResult held(uint32_t low, uint32_t high, std::vector<ShardOwner> *owners) override;
   StoreResult acquire(int64_t lease, uint32_t first, uint32_t count, StoredMark *mark) override;
   StoreResult renew(int64_t lease, int64_t *ttl_s) override;
-  StoreResult mark(int64_t lease, uint32_t first, uint32_t count, const StoredMark &m) override;
+  StoreResult mark(int64_t lease, uint32_t first, uint32_t count, StoredMark *m) override;
   StoreResult release(int64_t lease) override;
+  // The held mark writes reach the store now, in order; what each got.
+  std::vector<StoreStatus> land_held_marks();
 };
 
 struct FakeStore {
   int64_t now = 1000 * kMs;  // the store's clock: the same rate as every server's
   int64_t next_lease = 100;
+  int64_t revision = 1;                                   // etcd's: one more per write
   std::map<int64_t, std::pair<int64_t, int64_t>> leases;  // id -> (expiry, ttl)
   std::map<uint32_t, int64_t> owners;                     // shard -> lease
   std::map<uint32_t, StoredMark> marks;                   // shard -> mark, without a lease
+  std::map<uint32_t, int64_t> mark_revisions;             // shard -> the mark's mod revision
+  int grants = 0;
   void expire() {
     for (auto it = leases.begin(); it != leases.end();) {
       if (it->second.first <= now) {
@@ -52,6 +68,40 @@ struct FakeStore {
       }
     }
   }
+  // The highest mark of a range, and any other epoch in it, as read at the current revision.
+  StoredMark read_marks(uint32_t first, uint32_t count) {
+    StoredMark mark;
+    std::vector<StoredMark> found;
+    for (uint32_t s = first; s < first + count; ++s)
+      if (marks.count(s)) found.push_back(marks[s]);
+    for (const StoredMark &m : found)
+      if (m.unix_ms > mark.unix_ms) mark = m;
+    for (const StoredMark &m : found)
+      if (m.epoch_ms != mark.epoch_ms) mark.other_epoch_ms = m.epoch_ms;
+    mark.revision = revision;
+    return mark;
+  }
+  // A mark write as etcd's transaction does it: every owner key the lease's, no mark changed
+  // after the revision given.
+  StoreStatus write_marks(int64_t lease, uint32_t first, uint32_t count, StoredMark *m) {
+    expire();
+    for (uint32_t s = first; s < first + count; ++s) {
+      auto o = owners.find(s);
+      if (o == owners.end() || o->second != lease) return StoreStatus::kLost;
+    }
+    for (uint32_t s = first; s < first + count; ++s)
+      if (mark_revisions.count(s) && mark_revisions[s] > m->revision) {
+        *m = read_marks(first, count);
+        return StoreStatus::kTaken;
+      }
+    ++revision;
+    for (uint32_t s = first; s < first + count; ++s) {
+      marks[s] = StoredMark{m->unix_ms, m->epoch_ms};
+      mark_revisions[s] = revision;
+    }
+    m->revision = revision;
+    return StoreStatus::kOk;
+  }
 };
 
 StoreResult Link::grant(int64_t ttl_s, int64_t *lease) {
@@ -59,31 +109,37 @@ StoreResult Link::grant(int64_t ttl_s, int64_t *lease) {
   store.expire();
   *lease = store.next_lease++;
   store.leases[*lease] = {store.now + ttl_s * 1000 * kMs, ttl_s};
+  ++store.grants;
   return StoreResult::ok();
 }
-StoreResult Link::held(uint32_t low, uint32_t high, std::vector<uint32_t> *shards) {
+StoreResult Link::held(uint32_t low, uint32_t high, std::vector<ShardOwner> *owners) {
   if (cut) return StoreResult::failed("connection refused");
   store.expire();
   for (auto &o : store.owners)
-    if (o.first >= low && o.first <= high) shards->push_back(o.first);
+    if (o.first >= low && o.first <= high) owners->push_back({o.first, o.second});
   return StoreResult::ok();
 }
 StoreResult Link::acquire(int64_t lease, uint32_t first, uint32_t count, StoredMark *mark) {
   if (cut) return StoreResult::failed("connection refused");
   store.expire();
   if (!store.leases.count(lease)) return StoreResult::lost();
-  for (uint32_t s = first; s < first + count; ++s)
-    if (store.owners.count(s)) return StoreResult::taken();
-  *mark = StoredMark{};
-  std::vector<StoredMark> marks;
+  bool all_ours = true;
   for (uint32_t s = first; s < first + count; ++s) {
-    store.owners[s] = lease;
-    if (store.marks.count(s)) marks.push_back(store.marks[s]);
+    auto o = store.owners.find(s);
+    if (o == store.owners.end() || o->second != lease) all_ours = false;
+    if (o != store.owners.end() && o->second != lease) return StoreResult::taken();
   }
-  for (const StoredMark &m : marks)
-    if (m.unix_ms > mark->unix_ms) *mark = m;
-  for (const StoredMark &m : marks)
-    if (m.epoch_ms != mark->epoch_ms) mark->other_epoch_ms = m.epoch_ms;
+  if (!all_ours) {
+    for (uint32_t s = first; s < first + count; ++s)
+      if (store.owners.count(s)) return StoreResult::taken();  // partly ours
+    ++store.revision;
+    for (uint32_t s = first; s < first + count; ++s) store.owners[s] = lease;
+  }
+  *mark = store.read_marks(first, count);
+  if (lose_claims > 0) {
+    --lose_claims;
+    return StoreResult::failed("timed out");
+  }
   return StoreResult::ok();
 }
 StoreResult Link::renew(int64_t lease, int64_t *ttl_s) {
@@ -95,15 +151,14 @@ StoreResult Link::renew(int64_t lease, int64_t *ttl_s) {
   *ttl_s = it->second.second;
   return StoreResult::ok();
 }
-StoreResult Link::mark(int64_t lease, uint32_t first, uint32_t count, const StoredMark &m) {
+StoreResult Link::mark(int64_t lease, uint32_t first, uint32_t count, StoredMark *m) {
   if (cut) return StoreResult::failed("connection refused");
-  store.expire();
-  for (uint32_t s = first; s < first + count; ++s) {
-    auto o = store.owners.find(s);
-    if (o == store.owners.end() || o->second != lease) return StoreResult::lost();
+  if (refuse_marks != nullptr) return StoreResult::failed(refuse_marks);
+  if (hold_marks) {
+    held_marks.push_back({lease, first, count, *m});
+    return StoreResult::failed("timed out");
   }
-  for (uint32_t s = first; s < first + count; ++s) store.marks[s] = m;
-  return StoreResult::ok();
+  return StoreResult{store.write_marks(lease, first, count, m), {}};
 }
 StoreResult Link::release(int64_t lease) {
   if (cut) return StoreResult::failed("connection refused");
@@ -111,6 +166,13 @@ StoreResult Link::release(int64_t lease) {
   for (auto o = store.owners.begin(); o != store.owners.end();)
     o = o->second == lease ? store.owners.erase(o) : std::next(o);
   return StoreResult::ok();
+}
+std::vector<StoreStatus> Link::land_held_marks() {
+  std::vector<StoreStatus> got;
+  for (HeldMark &h : held_marks)
+    got.push_back(store.write_marks(h.lease, h.first, h.count, &h.mark));
+  held_marks.clear();
+  return got;
 }
 
 // A server: its clocks (the IDs' clock may be offset from the store's), what it was told.
@@ -124,10 +186,11 @@ struct Server : LeaseHost {
   std::vector<std::string> events;
   std::unique_ptr<LeaseMachine> machine;
 
-  Server(FakeStore &s, const LeaseSettings &settings, int64_t offset_ms = 0, int64_t preferred = -1)
+  Server(FakeStore &s, const LeaseSettings &settings, int64_t offset_ms = 0, int64_t preferred = -1,
+         int64_t known_lease = 0)
       : store(s), link(s), ids_offset_ms(offset_ms) {
     slot.init();
-    machine = std::make_unique<LeaseMachine>(slot, *this, settings, preferred);
+    machine = std::make_unique<LeaseMachine>(slot, *this, settings, preferred, known_lease);
   }
   int64_t mono_ns() override { return store.now; }
   uint64_t ids_unix_ms() override {
@@ -430,4 +493,175 @@ TEST(Lease, ALeaseLostInTheStoreIsForgottenAndReplaced) {
   EXPECT_NE(a.slot.word.load(), word);  // a new generation, so no generator mixes the two
   EXPECT_EQ(a.slot.lost.load(), 1u);
   EXPECT_EQ(a.slot.taken.load(), 2u);
+}
+
+TEST(Lease, AClaimWhoseAnswerWasLostIsTakenBackNotPinned) {
+  FakeStore store;
+  // A pool the size of the fleet: a range pinned by a lost answer leaves the other without.
+  Server a(store, settings(0, 1)), b(store, settings(0, 1));
+  a.link.lose_claims = 1;
+  run(store, {&a}, 2000);
+  ASSERT_EQ(a.state(), LeaseState::kHeld);
+  EXPECT_EQ(a.first(), 0u);  // the shard its lost claim holds
+  const int64_t lease = a.machine->lease();
+  size_t of_a = 0;
+  for (auto &o : store.owners) of_a += o.second == lease;
+  EXPECT_EQ(of_a, 1u);
+  run(store, {&a, &b}, 2000);
+  EXPECT_EQ(b.state(), LeaseState::kHeld) << b.machine->last_error();
+  EXPECT_EQ(b.first(), 1u);
+}
+
+TEST(Lease, ARestartedMachineTakesItsLeaseAndRangeBackAtOnce) {
+  FakeStore store;
+  Server a(store, settings(0, 9), 0, 4);
+  run(store, {&a}, 1500);
+  ASSERT_EQ(a.state(), LeaseState::kHeld);
+  const int64_t lease = a.machine->lease();
+  EXPECT_EQ(a.slot.lease_id.load(), lease);  // published, for the glue to keep
+  const uint64_t stored = store.marks[4].unix_ms;
+  ASSERT_GT(stored, 0u);
+  // The worker dies (or the server crashes): no stop, the lease and its owner key stay. The
+  // next worker, its IDs' clock 10 minutes behind, starts from the lease kept.
+  const int grants = store.grants;
+  Server again(store, settings(0, 9), -600000, -1, lease);
+  EXPECT_EQ(again.slot.lease_id.load(), lease);
+  again.step();  // one pass, no wait for lease_ttl
+  ASSERT_EQ(again.state(), LeaseState::kHeld) << again.machine->last_error();
+  EXPECT_EQ(again.first(), 4u);
+  EXPECT_EQ(again.machine->lease(), lease);
+  EXPECT_EQ(store.grants, grants);
+  EXPECT_GE(again.floor_ms, stored);  // IDs above every one the dead worker could issue
+  EXPECT_TRUE(again.can_issue_at(again.ids_unix_ms()));
+  EXPECT_EQ(store.owners.size(), 1u);
+  // Restarted after the lease expired: a new one, and the range above its mark.
+  run(store, {&again}, 500);
+  store.now += 7000 * kMs;  // past lease_ttl with no renewal
+  Server late(store, settings(0, 9), -600000, -1, lease);
+  late.step();
+  ASSERT_EQ(late.state(), LeaseState::kHeld) << late.machine->last_error();
+  EXPECT_NE(late.machine->lease(), lease);
+  EXPECT_EQ(late.slot.lease_id.load(), late.machine->lease());
+  EXPECT_EQ(store.grants, grants + 1);
+  EXPECT_EQ(late.first(), 0u);
+  EXPECT_EQ(store.owners.size(), 1u);
+}
+
+TEST(Lease, AKnownLeaseHoldingNoRangeOfTheSettingsIsGivenUp) {
+  FakeStore store;
+  Server a(store, settings(0, 9, 2));
+  run(store, {&a}, 500);
+  ASSERT_EQ(a.state(), LeaseState::kHeld);
+  const int64_t lease = a.machine->lease();
+  // Restarted with one shard per server: the two shards of the old lease are no such range.
+  Server again(store, settings(0, 9, 1), 0, -1, lease);
+  run(store, {&again}, 500);
+  ASSERT_EQ(again.state(), LeaseState::kHeld) << again.machine->last_error();
+  EXPECT_NE(again.machine->lease(), lease);
+  EXPECT_EQ(store.leases.count(lease), 0u);  // revoked, its shards free at once
+  EXPECT_EQ(store.owners.size(), 1u);
+}
+
+TEST(Lease, AStoppedWorkerForgetsItsLease) {
+  FakeStore store;
+  Server a(store, settings(0, 9));
+  run(store, {&a}, 500);
+  ASSERT_NE(a.slot.lease_id.load(), 0);
+  a.machine->close();
+  a.machine->stop(a.link, a.ids_unix_ms());
+  EXPECT_EQ(a.slot.lease_id.load(), 0);
+}
+
+TEST(Lease, AMarkWriteLandingLateIsRefusedAndTheHigherMarkStands) {
+  FakeStore store;
+  Server a(store, settings(3, 3));
+  run(store, {&a}, 300);
+  ASSERT_EQ(a.state(), LeaseState::kHeld);
+  // A raise of the mark times out, but is on its way (a member that answers late).
+  a.link.hold_marks = true;
+  a.needed = a.slot.mark_unix_ms.load() + 5000;
+  a.step();
+  ASSERT_EQ(a.link.held_marks.size(), 1u);
+  const uint64_t lower = a.link.held_marks[0].mark.unix_ms;
+  // A higher one goes through, through another member.
+  a.link.hold_marks = false;
+  a.needed = lower + 5000;
+  run(store, {&a}, 600);  // past the retry
+  const uint64_t higher = store.marks[3].unix_ms;
+  ASSERT_GT(higher, lower);
+  EXPECT_EQ(a.slot.mark_unix_ms.load(), higher);
+  // The late one lands: refused, the higher mark stands.
+  EXPECT_EQ(a.link.land_held_marks(), std::vector<StoreStatus>{StoreStatus::kTaken});
+  EXPECT_EQ(store.marks[3].unix_ms, higher);
+}
+
+TEST(Lease, AMarkWriteThatLandedBeforeTheNextIsWrittenOver) {
+  FakeStore store;
+  Server a(store, settings(3, 3));
+  run(store, {&a}, 300);
+  a.link.hold_marks = true;
+  a.needed = a.slot.mark_unix_ms.load() + 5000;
+  a.step();
+  a.link.hold_marks = false;
+  // It lands before the next write: that one finds the marks moved, and writes over them.
+  EXPECT_EQ(a.link.land_held_marks(), std::vector<StoreStatus>{StoreStatus::kOk});
+  a.needed += 5000;
+  run(store, {&a}, 600);
+  EXPECT_EQ(a.state(), LeaseState::kHeld) << a.machine->last_error();
+  EXPECT_EQ(store.marks[3].unix_ms, a.slot.mark_unix_ms.load());
+  EXPECT_GE(a.slot.mark_unix_ms.load(), a.needed);
+  // The same at a clean stop: the final mark comes down past a write that landed late.
+  a.link.hold_marks = true;
+  a.needed += 5000;
+  a.step();
+  ASSERT_EQ(a.link.held_marks.size(), 1u);
+  a.link.hold_marks = false;
+  EXPECT_EQ(a.link.land_held_marks(), std::vector<StoreStatus>{StoreStatus::kOk});
+  const uint64_t high = a.ids_unix_ms();
+  a.machine->close();
+  a.machine->stop(a.link, high);
+  EXPECT_EQ(store.marks[3].unix_ms, high + 1);
+}
+
+TEST(Lease, MarkWritesFailingWhileRenewalsGoThroughAreNamed) {
+  FakeStore store;
+  Server a(store, settings(0, 9));
+  run(store, {&a}, 300);
+  ASSERT_EQ(a.state(), LeaseState::kHeld);
+  EXPECT_FALSE(a.slot.mark_failing.load());
+  // As with JWT tokens after a change to users or roles: keepalives go on, the mark does not.
+  a.link.refuse_marks = "write of the mark: etcdserver: revision of auth store is old";
+  const uint64_t mark = a.slot.mark_unix_ms.load();
+  run(store, {&a}, 5000);
+  EXPECT_TRUE(a.open());  // renewed: the lease is held
+  EXPECT_EQ(a.slot.mark_unix_ms.load(), mark);
+  EXPECT_TRUE(a.slot.mark_failing.load());
+  EXPECT_EQ(a.state(), LeaseState::kFailing);
+  EXPECT_EQ(a.machine->last_error(), a.link.refuse_marks);
+  a.link.refuse_marks = nullptr;
+  run(store, {&a}, 500);
+  EXPECT_FALSE(a.slot.mark_failing.load());
+  EXPECT_GT(a.slot.mark_unix_ms.load(), mark);
+}
+
+TEST(Lease, AfterARestoreTheMarginStartsARangeAboveItsMarkAndTheClock) {
+  FakeStore store;
+  // A restored snapshot holds a mark an hour old; the IDs since went further.
+  store.marks[2] = StoredMark{kWallMs + 1000 * 1000 - 3600000, kEpoch};
+  LeaseSettings s = settings(2, 2);
+  s.restore_margin_ms = 600000;
+  Server a(store, s, -30000);  // its IDs' clock 30 s behind
+  a.step();
+  ASSERT_EQ(a.state(), LeaseState::kHeld) << a.machine->last_error();
+  const uint64_t clock = kWallMs + store.now / kMs - 30000;
+  EXPECT_GE(a.floor_ms, clock + 600000);
+  EXPECT_GT(store.marks[2].unix_ms, a.floor_ms);  // stored before any ID
+  EXPECT_FALSE(a.can_issue_at(clock + 599999));
+  // Without the margin, the range starts at the clock.
+  FakeStore plain;
+  plain.marks[2] = store.marks[2];
+  plain.marks[2].unix_ms = kWallMs + 1000 * 1000 - 3600000;
+  Server b(plain, settings(2, 2), -30000);
+  b.step();
+  EXPECT_LT(b.floor_ms, clock);
 }
