@@ -1,10 +1,11 @@
-# Lease mode against an etcd with JWT tokens and a user allowed under the prefix alone: a
-# change of etcd's users and roles anywhere in the cluster (another user added and granted a
-# role) makes etcd refuse every token signed before it, "revision of auth store is old" (HTTP
-# 400 through the gateway): the mark's writes, and on etcd 3.5 the keep-alives too. The server
-# authenticates again and generation never stops: every snowflake() call over several
-# renewals after the change issues IDs, and the mark in etcd keeps moving. (Before, the
-# server refused with SF001 about 3 s after the change, its lease lost.)
+# Lease mode against an etcd with JWT tokens and a user allowed under the prefix alone (over
+# TLS with a client certificate, as a password should travel): a change of etcd's users and
+# roles anywhere in the cluster (another user added and granted a role) makes etcd refuse
+# every token signed before it, "revision of auth store is old" (HTTP 400 through the
+# gateway): the mark's writes, and on etcd 3.5 the keep-alives too. The server authenticates
+# again and generation never stops: every snowflake() call over several renewals after the
+# change issues IDs, and the mark in etcd keeps moving. (Before, the server refused with SF001
+# about 3 s after the change, its lease lost.)
 use strict;
 use warnings FATAL => 'all';
 use PostgreSQL::Test::Cluster;
@@ -20,12 +21,16 @@ use EtcdCluster;
 plan skip_all => 'no etcd binary (Debian: etcd-server)' unless EtcdCluster::etcd_binary();
 
 my $password = 'jwt-fleet-password-4Rk';
-my $etcd = EtcdCluster->new('jwt', jwt => 1);
+my $etcd = EtcdCluster->new('jwt', jwt => 1, tls => 1);
 $etcd->enable_auth('fleet', $password, '/snowflake');
+my $tls = $etcd->{tls};
 
 my $node = snowflake_node('jwt', qq{
 snowflake.shard_source = etcd
 snowflake.etcd_endpoints = '@{[ $etcd->endpoints ]}'
+snowflake.etcd_cafile = '$tls->{ca}'
+snowflake.etcd_certfile = '$tls->{cert}'
+snowflake.etcd_keyfile = '$tls->{key}'
 snowflake.etcd_user = 'fleet'
 snowflake.etcd_password_file = 'etcd.password'
 snowflake.shard_pool = '0-0'
