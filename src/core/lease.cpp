@@ -99,7 +99,7 @@ bool parse_shard_pool(const char *text, uint32_t max_shard, uint32_t *low,
 }
 
 int64_t choose_range(const std::vector<uint32_t> &held, uint32_t low, uint32_t high, uint32_t count,
-                     int64_t preferred) noexcept {
+                     int64_t preferred) {
   if (count == 0 || high < low || high - low + 1 < count) return -1;
   std::vector<uint32_t> sorted;
   for (uint32_t s : held)

@@ -193,9 +193,10 @@ class LeaseHost {
 };
 
 // The first shard of the lowest run of count free shards in [low, high], trying preferred
-// first (a server takes back the range it had); -1 if there is none.
+// first (a server takes back the range it had); -1 if there is none. May throw bad_alloc (it
+// sorts a copy of held): the lease worker ends on it with a clean stop, not std::terminate.
 int64_t choose_range(const std::vector<uint32_t> &held, uint32_t low, uint32_t high, uint32_t count,
-                     int64_t preferred) noexcept;
+                     int64_t preferred);
 
 // The mark to store when need_ms must be covered: two renewal periods further, so that at
 // real-time rate one write per period keeps it ahead. Due when need_ms comes within one.

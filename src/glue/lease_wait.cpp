@@ -55,6 +55,16 @@ bool lease_open(const LeaseSlot &lease) {
   return lease.word.load() != 0 && lease.open_at(read_clock(CLOCK_MONOTONIC));
 }
 
+// Whether a generator may wait for an open lease: on a server that has held none since it
+// started (its first lease is being taken), or while a lease's renewal is in flight with
+// nothing failed yet (the state still says held; the request's timeout bounds it). A lease
+// that lapsed, whose renewals fail, or that is being taken again after one was lost refuses
+// at once: cut off from etcd, every call would otherwise wait reservation_timeout.
+bool worth_waiting(const LeaseSlot &lease) {
+  if (lease.taken.load() == 0) return true;
+  return lease.word.load() != 0 && static_cast<LeaseState>(lease.state.load()) == LeaseState::kHeld;
+}
+
 // Whether this role may read etcd's errors: they can name files of settings that only
 // superusers and pg_read_all_settings see (certificates, the password file).
 bool may_read_etcd_errors() {
@@ -132,7 +142,7 @@ void await_lease(LeaseSlot &lease) {
   ConditionVariablePrepareToSleep(reservation_cv);
   while (!lease_open(lease)) {
     const long waited = ms_since(started);
-    if (waited >= reservation_timeout_ms) {
+    if (waited >= reservation_timeout_ms || !worth_waiting(lease)) {
       ConditionVariableCancelSleep();
       raise_no_lease(lease);
     }
@@ -154,7 +164,7 @@ void await_lease_cover(SharedState &state, uint64_t needed_unix_ms) {
   ConditionVariablePrepareToSleep(reservation_cv);
   while (lease.mark_unix_ms.load() <= needed_unix_ms) {
     const long waited = ms_since(started);
-    if (!lease_open(lease) || waited >= reservation_timeout_ms) {
+    if (!lease_open(lease) || waited >= reservation_timeout_ms || !worth_waiting(lease)) {
       ConditionVariableCancelSleep();
       raise_no_lease(lease);
     }

@@ -30,7 +30,8 @@ void read_lease_text(char *endpoint, size_t endpoint_size, char *error, size_t e
 void register_lease_worker();
 
 // Waits (interruptibly, for at most snowflake.reservation_timeout) until the server holds an
-// open lease, or raises the ERROR that says why it has none.
+// open lease, or raises the ERROR that says why it has none: at once when a lease was held
+// since start and lapsed or fails (only a first lease, or a renewal in flight, is waited for).
 void await_lease(LeaseSlot &lease);
 // Waits until both the reservation and the lease's mark cover needed_unix_ms (asking the
 // writer and the lease worker for them), or raises an ERROR.

@@ -6,6 +6,18 @@
 // stores the final mark just above the last ID and revokes the lease, so the shards are free
 // at once; the data directory remembers them (snowflake.lease), so that a clean restart takes
 // them back when they are still free.
+//
+// A worker that ends any other way (an ERROR, a SIGKILL and the crash-restart it causes)
+// leaves a lease nobody renews, its shards blocked for lease_ttl: the next worker takes it
+// back (LeaseMachine's known lease). Shared memory carries the lease's id across a worker's
+// restart (LeaseSlot::lease_id), and snowflake.lease across a crash-restart, where it counts
+// only for the postmaster that wrote it (its PID and start time): a copy of the data
+// directory (a base backup, a promoted standby) must never take the lease of the server it
+// was copied from.
+//
+// No PostgreSQL call that can raise an ERROR runs while run()'s C++ objects are alive (an
+// ERROR's longjmp would skip their destructors and the clean stop): the reload is wrapped so
+// that its ERROR becomes a return value, and the rest is set up before run().
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -32,6 +44,7 @@ extern "C" {
 
 #include "access/xlog.h"
 #include "miscadmin.h"
+#include "utils/elog.h"
 #include "postmaster/bgworker.h"
 #include "postmaster/interrupt.h"
 #include "postmaster/postmaster.h"
@@ -39,6 +52,7 @@ extern "C" {
 #include "storage/ipc.h"
 #include "storage/latch.h"
 #include "utils/guc.h"
+#include "utils/timestamp.h"
 #include "utils/wait_event.h"
 }
 
@@ -46,9 +60,13 @@ namespace snowflake::glue {
 
 namespace {
 
-constexpr char kLeaseFile[] = "snowflake.lease";  // the first shard last held, in the data dir
+// In the data directory: the first shard last held, then "LEASE PID START" while a lease is
+// granted (its id, the postmaster's PID and PgStartTime).
+constexpr char kLeaseFile[] = "snowflake.lease";
 
 bool stopping = false;  // the clean stop's requests run to their own timeouts
+
+char failure[256];  // why the worker ended other than at a shutdown, for the log
 
 void publish_text(const std::string &endpoint, const std::string &error) {
   SpinLockAcquire(&lease_text->lock);
@@ -57,21 +75,44 @@ void publish_text(const std::string &endpoint, const std::string &error) {
   SpinLockRelease(&lease_text->lock);
 }
 
-int64_t remembered_first() {
+struct RememberedLease {
+  int64_t first = -1;  // the first shard last held, -1: none
+  int64_t lease = 0;   // a lease granted by this postmaster's worker, 0: none (or another's)
+};
+
+RememberedLease read_lease_file() {
+  RememberedLease r;
   std::ifstream in(kLeaseFile);
-  long long first = -1;
-  if (!(in >> first) || first < 0 || first > static_cast<long long>(kMaxShard)) return -1;
-  return first;
+  long long first = -1, lease = 0, pid = 0, start = 0;
+  if (!(in >> first) || first < 0 || first > static_cast<long long>(kMaxShard)) return r;
+  r.first = first;
+  // Only this postmaster's lease: a crash-restart keeps the postmaster, a copy never has it.
+  if (in >> lease >> pid >> start && lease > 0 && pid == PostmasterPid && start == PgStartTime)
+    r.lease = lease;
+  return r;
 }
 
-void remember_first(uint32_t first) {
+void write_lease_file(int64_t first, int64_t lease) {
   const std::string tmp = std::string(kLeaseFile) + ".tmp";
   {
     std::ofstream out(tmp, std::ios::trunc);
     out << first << "\n";
+    if (lease != 0)
+      out << lease << " " << PostmasterPid << " " << static_cast<long long>(PgStartTime) << "\n";
     if (!out.flush()) return;
   }
   (void)std::rename(tmp.c_str(), kLeaseFile);
+}
+
+int64_t file_first = -1;  // what snowflake.lease holds: the first shard,
+int64_t file_lease = 0;   // and the lease
+
+// The range's first shard and the lease, where a worker after a crash-restart finds them.
+void remember_lease(int64_t first, int64_t lease) {
+  if (first == file_first && lease == file_lease) return;
+  file_first = first;
+  file_lease = lease;
+  if (first >= 0) write_lease_file(first, lease);
 }
 
 // The password, from a file only its owner can read (as ssl_key_file); "" with *error set
@@ -108,8 +149,17 @@ std::string read_password(std::string *error) {
   return password;
 }
 
-// The store's settings from the server's, and what is wrong with them ("" when nothing).
-EtcdSettings etcd_settings(std::string *problem) {
+// The first TLS file setting that is set, or nullptr.
+const char *tls_file_set() {
+  if (etcd_cafile != nullptr && etcd_cafile[0] != '\0') return "snowflake.etcd_cafile";
+  if (etcd_certfile != nullptr && etcd_certfile[0] != '\0') return "snowflake.etcd_certfile";
+  if (etcd_keyfile != nullptr && etcd_keyfile[0] != '\0') return "snowflake.etcd_keyfile";
+  return nullptr;
+}
+
+// The store's settings from the server's, and what is wrong with them ("" when nothing);
+// *warning, what works but is likely not what was meant.
+EtcdSettings etcd_settings(std::string *problem, std::string *warning) {
   EtcdSettings s;
   std::string error;
   if (!parse_endpoints(etcd_endpoints, &s.endpoints, &error)) *problem = error;
@@ -119,9 +169,22 @@ EtcdSettings etcd_settings(std::string *problem) {
   s.certfile = etcd_certfile;
   s.keyfile = etcd_keyfile;
   s.user = etcd_user;
-  if (!s.user.empty()) {
+  const auto plain = std::find_if(s.endpoints.begin(), s.endpoints.end(),
+                                  [](const std::string &u) { return u.rfind("http://", 0) == 0; });
+  if (plain != s.endpoints.end() && tls_file_set() != nullptr)
+    *warning = std::string(tls_file_set()) +
+               " is set, but snowflake.etcd_endpoints has an http:// endpoint (" + *plain +
+               "): TLS settings apply to https:// endpoints alone";
+  // Checked before the password file is read: a password that must not be sent is not read.
+  if (!s.user.empty() && plain != s.endpoints.end() && !etcd_allow_plaintext_password &&
+      problem->empty())
+    *problem =
+        "snowflake.etcd_user is set, but snowflake.etcd_endpoints has an http:// endpoint: "
+        "the password would cross the network in clear (" +
+        *plain + "); use https:// endpoints, or set snowflake.etcd_allow_plaintext_password = on";
+  if (!s.user.empty() && problem->empty()) {
     s.password = read_password(&error);
-    if (s.password.empty() && problem->empty()) *problem = error;
+    if (s.password.empty()) *problem = error;
   }
   // Well within a renewal period, so that a hung member costs one period at most.
   s.request_timeout_ms = std::clamp<long>(lease_renew_ms, 500, 2000);
@@ -159,7 +222,8 @@ class ServerHost : public LeaseHost {
     if (mark_unix_ms != 0)
       (void)clock_carry(state_.clock, static_cast<int64_t>(mark_unix_ms + 1) * 1000000,
                         read_clock(CLOCK_MONOTONIC), read_clock(CLOCK_REALTIME), hold);
-    remember_first(first);
+    // Before any ID is issued on it: a crash-restart from here on takes the lease back.
+    remember_lease(first, state_.lease.lease_id.load());
     if (count == 1)
       ereport(WARNING, (errmsg("snowflake leased shard %u from etcd", first)));
     else
@@ -210,56 +274,117 @@ void forget_worker(int, Datum) {
   ConditionVariableBroadcast(reservation_cv);
 }
 
-// The worker's life. Nothing here raises an ERROR (a bgworker's ERROR ends it); C++
-// exceptions are caught by the caller.
+// ProcessConfigFile, with an ERROR turned into false and its message into why: no C++ object
+// lives in this frame, and the ERROR's longjmp ends here instead of at the worker's exit,
+// past run()'s objects and its clean stop. (SNOWFLAKE_TEST_ERROR_AT_RELOAD, in the server's
+// environment, raises one here for the tests.)
+bool reload_config(char *why, size_t why_size) noexcept {
+  MemoryContext context = CurrentMemoryContext;
+  volatile bool ok = true;
+  PG_TRY();
+  {
+    ProcessConfigFile(PGC_SIGHUP);
+    if (getenv("SNOWFLAKE_TEST_ERROR_AT_RELOAD") != nullptr)
+      elog(ERROR, "error injected at a reload (SNOWFLAKE_TEST_ERROR_AT_RELOAD)");
+  }
+  PG_CATCH();
+  {
+    MemoryContextSwitchTo(context);
+    ErrorData *error = CopyErrorData();
+    FlushErrorState();
+    snprintf(why, why_size, "an ERROR at a reload: %s",
+             error->message != nullptr ? error->message : "(no message)");
+    FreeErrorData(error);
+    ok = false;
+  }
+  PG_END_TRY();
+  return ok;
+}
+
+// The worker's life. Nothing here raises an ERROR (a bgworker's ERROR ends it, skipping
+// these objects); a reload's ERROR or a C++ exception in the loop ends it with the clean stop.
 void run(SharedState &state) {
   LeaseSlot &slot = state.lease;
-  on_shmem_exit(forget_worker, 0);
   slot.worker.store(MyLatch);
   slot.worker_pid.store(MyProcPid);
-  std::string problem;
-  EtcdStore store(etcd_settings(&problem), [] { return ShutdownRequestPending && !stopping; });
+  std::string problem, warning, said_problem;
+  EtcdStore store(etcd_settings(&problem, &warning),
+                  [] { return ShutdownRequestPending && !stopping; });
+  if (!warning.empty()) ereport(WARNING, (errmsg("%s", warning.c_str())));
   ServerHost host(state);
-  LeaseMachine machine(slot, host, configured_lease(), remembered_first());
+  const RememberedLease remembered = read_lease_file();
+  file_first = remembered.first;
+  file_lease = remembered.lease;
+  // A lease the worker before this one held, which nobody renews now: every process that
+  // could issue on it has exited (a crash-restart) or met the deadline forget_worker closed.
+  // Taken back (renewed, its range reclaimed above its marks), the shards need not wait out
+  // lease_ttl.
+  int64_t known = slot.lease_id.load();
+  const bool after_crash = known == 0;
+  if (known == 0) known = remembered.lease;
+  if (known != 0)
+    ereport(LOG, (errmsg("snowflake takes back the lease %lld it held before the %s",
+                         static_cast<long long>(known),
+                         after_crash ? "crash-restart" : "restart of its lease worker")));
+  LeaseMachine machine(slot, host, configured_lease(), remembered.first, known);
   slot.state.store(static_cast<int>(LeaseState::kAcquiring));
-  while (!ShutdownRequestPending) {
-    if (ConfigReloadPending) {
-      ConfigReloadPending = false;
-      ProcessConfigFile(PGC_SIGHUP);
-      // New settings that cannot work do not end a lease that the old ones hold.
-      std::string reload_problem;
-      EtcdSettings settings = etcd_settings(&reload_problem);
-      if (reload_problem.empty() || slot.word.load() == 0) {
-        problem = reload_problem;
-        store.reconfigure(std::move(settings));
-      } else {
-        ereport(WARNING, (errmsg("snowflake keeps its etcd settings from before the reload: %s",
-                                 reload_problem.c_str())));
+  try {
+    while (!ShutdownRequestPending) {
+      if (ConfigReloadPending) {
+        ConfigReloadPending = false;
+        if (!reload_config(failure, sizeof failure)) break;
+        // New settings that cannot work do not end a lease that the old ones hold.
+        std::string reload_problem, reload_warning;
+        EtcdSettings settings = etcd_settings(&reload_problem, &reload_warning);
+        if (!reload_warning.empty() && reload_warning != warning)
+          ereport(WARNING, (errmsg("%s", reload_warning.c_str())));
+        warning = reload_warning;
+        if (reload_problem.empty() || slot.word.load() == 0) {
+          problem = reload_problem;
+          store.reconfigure(std::move(settings));
+        } else {
+          ereport(WARNING, (errmsg("snowflake keeps its etcd settings from before the reload: %s",
+                                   reload_problem.c_str())));
+        }
       }
+      if (problem != said_problem && !problem.empty())
+        ereport(WARNING, (errmsg("snowflake cannot lease shards from etcd: %s", problem.c_str())));
+      said_problem = problem;
+      long timeout_ms = 1000;
+      if (!problem.empty()) {
+        publish_text(store.endpoint(), problem);
+      } else {
+        const int64_t next = machine.step(store);
+        const int64_t now = read_clock(CLOCK_MONOTONIC);
+        timeout_ms = std::clamp<long>(static_cast<long>((next - now) / 1000000), 1, 60000);
+        publish_text(store.endpoint(), machine.last_error());
+        // A lease given up or forgotten is no longer one to take back.
+        if (slot.lease_id.load() != file_lease && file_lease != 0)
+          remember_lease(file_first, slot.lease_id.load());
+      }
+      (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, timeout_ms,
+                      worker_wait_event());
+      ResetLatch(MyLatch);
     }
-    long timeout_ms = 1000;
-    if (problem.empty()) {
-      const int64_t next = machine.step(store);
-      const int64_t now = read_clock(CLOCK_MONOTONIC);
-      timeout_ms = std::clamp<long>(static_cast<long>((next - now) / 1000000), 1, 60000);
-      publish_text(store.endpoint(), machine.last_error());
-    } else {
-      publish_text(store.endpoint(), problem);
-    }
-    (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, timeout_ms,
-                    worker_wait_event());
-    ResetLatch(MyLatch);
+  } catch (const std::exception &e) {
+    snprintf(failure, sizeof failure, "a C++ exception: %s", e.what());
+  } catch (...) {
+    snprintf(failure, sizeof failure, "an unknown C++ exception");
   }
   // A clean stop: no generator issues from here on (close), then the final mark is just above
   // what they issued, and the lease goes.
   stopping = true;
   const uint64_t word = slot.word.load();
   machine.close();
-  machine.stop(store, word == 0 ? 0 : range_high_ms(state, word));
-  publish_text(store.endpoint(), machine.last_error());
+  try {
+    machine.stop(store, word == 0 ? 0 : range_high_ms(state, word));
+    publish_text(store.endpoint(), machine.last_error());
+    // Revoked (or tried: one etcd did not hear of ends at its TTL): nothing to take back.
+    remember_lease(file_first, 0);
+  } catch (...) {
+    // The lease stays remembered: the next worker takes it back.
+  }
 }
-
-char failure[256];
 
 }  // namespace
 
@@ -276,16 +401,21 @@ void register_lease_worker() {
   RegisterBackgroundWorker(&worker);
 }
 
+// False when the worker ended other than at a shutdown (failure says why).
 bool run_lease_worker() noexcept {
+  if (shared == nullptr || lease_text == nullptr) return true;
+  // What can raise an ERROR runs before run()'s C++ objects exist.
+  on_shmem_exit(forget_worker, 0);
+  (void)worker_wait_event();
+  failure[0] = '\0';
   try {
-    if (shared != nullptr && lease_text != nullptr) run(*shared);
-    return true;
+    run(*shared);
   } catch (const std::exception &e) {
-    strlcpy(failure, e.what(), sizeof failure);
+    snprintf(failure, sizeof failure, "a C++ exception: %s", e.what());
   } catch (...) {
-    strlcpy(failure, "unknown C++ exception", sizeof failure);
+    snprintf(failure, sizeof failure, "an unknown C++ exception");
   }
-  return false;
+  return failure[0] == '\0';
 }
 
 }  // namespace snowflake::glue
@@ -299,8 +429,10 @@ extern "C" void snowflake_lease_worker(Datum) {
   pqsignal(SIGTERM, SignalHandlerForShutdownRequest);
   BackgroundWorkerUnblockSignals();
   if (!snowflake::glue::run_lease_worker())
-    ereport(LOG, (errmsg("snowflake lease worker stopped on a C++ exception: %s",
-                         snowflake::glue::failure)));
+    ereport(
+        LOG,
+        (errmsg("snowflake lease worker stopped on %s", snowflake::glue::failure),
+         errdetail("It closed generation and revoked its lease where it could; it starts again.")));
   // Exit code 1: the postmaster starts it again a second later (0 would unregister it).
   proc_exit(1);
 }

@@ -46,6 +46,7 @@ char *etcd_certfile = nullptr;
 char *etcd_keyfile = nullptr;
 char *etcd_user = nullptr;
 char *etcd_password_file = nullptr;
+bool etcd_allow_plaintext_password = false;
 char *mask_key_file = nullptr;
 char lease_setting_problem[320] = "";
 
@@ -66,7 +67,7 @@ bool parse_epoch(const char *text, int64_t *out) {
   return true;
 }
 
-bool check_epoch(char **newval, void **, GucSource source) {
+bool check_epoch(char **newval, void **, GucSource source) noexcept {
   int64_t v;
   if (parse_epoch(*newval, &v)) {
     if (source == PGC_S_FILE && bad_setting_name != nullptr &&
@@ -91,7 +92,7 @@ void assign_epoch(const char *newval, void *) {
 // configuration file that passed the check also mends a bad one found at start.
 int pending_shard_source = PGC_S_DEFAULT;
 
-bool check_shard_id(int *, void **, GucSource source) {
+bool check_shard_id(int *, void **, GucSource source) noexcept {
   // In lease mode the shard is the lease's: a shard set anywhere would issue outside it.
   if (lease_mode && source > PGC_S_DEFAULT) {
     GUC_check_errcode(ERRCODE_CANT_CHANGE_RUNTIME_PARAM);
@@ -138,7 +139,7 @@ const struct config_enum_entry shard_sources[] = {
 
 char *shard_pool_setting = nullptr;
 
-bool check_shard_pool(char **newval, void **, GucSource) {
+bool check_shard_pool(char **newval, void **, GucSource) noexcept {
   uint32_t low, high;
   if (parse_shard_pool(*newval, kMaxShard, &low, &high)) return true;
   GUC_check_errdetail("snowflake.shard_pool is a range of shards \"low-high\" within 0-%u.",
@@ -165,13 +166,13 @@ bool endpoints_valid(const char *text) noexcept {
   return false;
 }
 
-bool check_etcd_endpoints(char **newval, void **, GucSource) {
+bool check_etcd_endpoints(char **newval, void **, GucSource) noexcept {
   if (endpoints_valid(*newval)) return true;
   GUC_check_errdetail("%s.", endpoints_error);
   return false;
 }
 
-bool check_etcd_prefix(char **newval, void **, GucSource) {
+bool check_etcd_prefix(char **newval, void **, GucSource) noexcept {
   const char *p = *newval;
   if (p[0] == '/' && p[std::strlen(p) - 1] != '/') return true;
   GUC_check_errdetail("The prefix starts with \"/\" and does not end with one.");
@@ -338,6 +339,13 @@ void define_settings() {
       "A file that holds the etcd user's password (mode 0600, like ssl_key_file).",
       "The password itself is never a setting's value.", &etcd_password_file, "", PGC_SIGHUP,
       GUC_SUPERUSER_ONLY, nullptr, nullptr, nullptr);
+  DefineCustomBoolVariable(
+      "snowflake.etcd_allow_plaintext_password",
+      "Allows sending the etcd user's password to http:// endpoints, in clear.",
+      "Off by default: with snowflake.etcd_user set and an http:// endpoint, the lease worker "
+      "refuses to authenticate. Turn on only where the network to etcd is trusted.",
+      &etcd_allow_plaintext_password, false, PGC_SIGHUP, GUC_SUPERUSER_ONLY, nullptr, nullptr,
+      nullptr);
   check_lease_settings();
   MarkGUCPrefixReserved("snowflake");
 }

@@ -29,6 +29,7 @@ extern int lease_fail_after_ms;                   // snowflake.lease_fail_after
 extern int lease_restore_margin_ms;               // snowflake.lease_restore_margin
 extern char *mask_key_file;                       // snowflake.mask_key_file
 extern char *etcd_cafile, *etcd_certfile, *etcd_keyfile, *etcd_user, *etcd_password_file;
+extern bool etcd_allow_plaintext_password;  // snowflake.etcd_allow_plaintext_password
 // Why lease mode cannot work with these settings (set at start, "" when it can): the server
 // runs, and snowflake() refuses with this.
 extern char lease_setting_problem[320];

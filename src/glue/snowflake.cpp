@@ -82,6 +82,25 @@ int64 issue(uint32_t shard) {
 // snowflake(shard)'s, or -1 for the range.
 uint64_t leased_word = 0;  // the lease this backend's range cursor belongs to
 
+// The IDs' clock for a leased ID, in ms since the epoch, and its monotonic reading; false
+// after reporting a clock step. The WARNING goes out before a new reading is taken, never
+// between the reading and the check after the swap: a client that does not read its socket
+// would hold the backend there, past the deadline the reading is checked against.
+bool leased_clock(ClockState &clock, uint64_t *now_ms, int64_t *mono) {
+  const ClockTick tick = clock_now(
+      clock, local_clock, [] { return read_mono_fast(); },
+      [] { return read_clock(CLOCK_MONOTONIC); }, [] { return read_clock(CLOCK_REALTIME); });
+  if (unlikely(tick.event != ClockEvent::kNone)) {
+    report_clock_event(tick);
+    return false;
+  }
+  const int64_t unix_ms = tick.unix_ns / 1000000;
+  if (unlikely(unix_ms < epoch_ms)) raise_before_epoch(unix_ms);
+  *now_ms = static_cast<uint64_t>(unix_ms - epoch_ms);
+  *mono = tick.mono_ns;
+  return true;
+}
+
 int64 issue_leased(int32 shard) {
   SharedState &state = generating_state();
   LeaseSlot &lease = state.lease;
@@ -90,7 +109,8 @@ int64 issue_leased(int32 shard) {
     const uint64_t word = lease.word.load(std::memory_order_seq_cst);
     // The clock's own monotonic reading serves the lease's checks: no second reading per ID.
     int64_t mono;
-    const uint64_t now_ms = clock_now_ms(state.clock, &mono);
+    uint64_t now_ms;
+    if (unlikely(!leased_clock(state.clock, &now_ms, &mono))) continue;
     if (unlikely(word == 0 || !(mono < lease.deadline_mono_ns.load(std::memory_order_seq_cst)))) {
       await_lease(lease);
       continue;

@@ -4,20 +4,25 @@
 #   made at once, repeat none; a base backup started as a new server with the pool full
 #   issues no ID and says why; a clean stop frees the shard at once, and the next holder
 #   starts above its IDs; a clean restart takes its shard back;
-# - a server cut off from etcd (a paused proxy) refuses before its lease can expire; a server
+# - a server cut off from etcd (a paused proxy) refuses before its lease can expire, within
+#   lease_fail_after of the cut and at once on every call from then on; a server
 #   with its clock 10 minutes behind then takes the shard and issues only above the cut-off
 #   server's IDs; healed, the cut-off server leases again by itself once the shard is free;
 # - etcd unreachable at start: the server serves everything but snowflake(), which waits
 #   reservation_timeout and says why; the first lease later needs no restart;
 # - a standby holds no lease; promoted while its primary still runs, it leases another shard;
 # - with 2 of 3 members stopped, generation stops, and resumes when quorum returns;
-# - snowflake.shard_id and snowflake(shard) outside the lease are refused.
+# - snowflake.shard_id and snowflake(shard) outside the lease are refused;
+# - with one shard in the pool and lease_ttl 60 s, a lease worker that ends on an ERROR (one
+#   injected at a reload) stops cleanly and revokes its lease, and after a SIGKILL of the lease
+#   worker or of a backend (a crash-restart) the lease is taken back and snowflake() works
+#   again long before the lease could have expired.
 use strict;
 use warnings FATAL => 'all';
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
-use Time::HiRes qw(time);
+use Time::HiRes qw(time usleep);
 use IPC::Run;
 use FindBin;
 use lib "$FindBin::Bin/../lib";
@@ -63,17 +68,28 @@ sub generate_error
 	return $ret == 0 ? '' : $err;
 }
 
-# Waits until snowflake() on $node fails (status first, then a real call, which waits
-# reservation_timeout for a lease). In list context also the time the status said so.
+# Waits until snowflake() on $node fails (status first, then a real call); the ERROR.
 sub wait_refusing
 {
 	my ($node) = @_;
 	$node->poll_query_until('postgres',
 		'SELECT generation_refused IS NOT NULL FROM snowflake_status()')
 	  or die $node->name . ' kept generating';
-	my $at = time;
-	my $err = generate_error($node);
-	return wantarray ? ($err, $at) : $err;
+	return generate_error($node);
+}
+
+# Calls $code every 100 ms until it returns true or $seconds have passed: the seconds it took,
+# or undef.
+sub within
+{
+	my ($seconds, $code) = @_;
+	my $start = time;
+	while (time - $start < $seconds)
+	{
+		return time - $start if $code->();
+		usleep(100_000);
+	}
+	return undef;
 }
 
 # ---- One configuration, three servers: distinct shards, no repeat.
@@ -161,9 +177,41 @@ is(status_of($fleet[0], 'lease_shard'), $shards[0], 'a clean restart takes its p
 
 # ---- Cut off: a paused proxy between one server and every etcd member.
 my $proxy = $etcd->proxy;
-my $cut = lease_node('cut', $proxy->endpoints, '7-7');
+# A waiting call would take reservation_timeout, 60 s here: unmistakable.
+my $cut = lease_node('cut', $proxy->endpoints, '7-7', "snowflake.reservation_timeout = 60s\n");
 $cut->start;
-$cut->safe_psql('postgres', 'CREATE EXTENSION snowflake; CREATE TABLE cut_ids (id bigint)');
+$cut->safe_psql('postgres', q{CREATE EXTENSION snowflake; CREATE TABLE cut_ids (id bigint);
+-- Calls snowflake() until it raises SF001, then $n times more: the server's time of the first
+-- refusal, and how long the longest refused call after it took, by the server's clock. A
+-- refused call that waited over 5 s ends the loop (it waited for a lease).
+CREATE FUNCTION refusals(n int, OUT first_at float8, OUT longest_ms float8) LANGUAGE plpgsql AS $$
+DECLARE
+  started timestamptz := clock_timestamp();
+  t0 timestamptz;
+  took float8;
+  refused int := 0;
+BEGIN
+  longest_ms := 0;
+  LOOP
+    t0 := clock_timestamp();
+    BEGIN
+      PERFORM snowflake();
+      PERFORM pg_sleep(0.01);
+    EXCEPTION WHEN SQLSTATE 'SF001' THEN
+      took := extract(epoch FROM clock_timestamp() - t0) * 1000;
+      IF refused = 0 THEN
+        first_at := extract(epoch FROM clock_timestamp());
+      ELSE
+        longest_ms := greatest(longest_ms, took);
+      END IF;
+      refused := refused + 1;
+      EXIT WHEN refused > n OR took > 5000;
+    END;
+    IF clock_timestamp() - started > interval '150 s' THEN
+      RAISE EXCEPTION 'snowflake() was not refused';
+    END IF;
+  END LOOP;
+END $$;});
 wait_state($cut, 'held');
 # The next holder has its clock 10 minutes behind (when libfaketime is here).
 my $behind = lease_node('behind', $etcd->endpoints, '7-7');
@@ -172,17 +220,21 @@ else { $behind->start; diag("the next holder's clock is not behind: $no_faketime
 $behind->safe_psql('postgres', 'CREATE EXTENSION snowflake; CREATE TABLE behind_ids (id bigint)');
 $cut->safe_psql('postgres', 'INSERT INTO cut_ids SELECT snowflake() FROM generate_series(1, 100000)');
 
-my $cut_at = time;
 $proxy->pause;
-my $refused_at;
-($err, $refused_at) = wait_refusing($cut);
-my $refused_after = $refused_at - $cut_at;
-like($err, qr/SF001: snowflake\(\) has no shard lease from etcd/, 'cut off from etcd, snowflake() raises SF001');
-$cut->poll_query_until('postgres', 'SELECT etcd_error IS NOT NULL FROM snowflake_status()')
-  or die 'no etcd error shown';
+my $cut_at = time;
+my ($first_at, $longest_ms) = split /\|/, $cut->safe_psql('postgres', 'SELECT * FROM refusals(20)');
+my $refused_after = $first_at - $cut_at;
+# The deadline is lease_fail_after after the last renewal sent before the cut; a call then
+# refuses at once, never waiting for a lease that cannot come.
+cmp_ok($refused_after, '<=', 3 + 1, 'cut off from etcd, snowflake() raises SF001 within lease_fail_after + 1 s of the cut');
+cmp_ok($longest_ms, '<', 1000, 'and every call from then on is refused at once (reservation_timeout is 60 s)');
+diag(sprintf('the cut-off server refused %.2f s after the cut (lease_fail_after 3 s); the longest of 20 refused calls after it took %.1f ms',
+	$refused_after, $longest_ms));
+like(generate_error($cut), qr/SF001: snowflake\(\) has no shard lease from etcd/, 'with SF001 and its message');
+# Refused since the renewals fail (a call that needs the mark raised), lost once the deadline passed.
+wait_state($cut, 'lost');
 like(generate_error($cut), qr/DETAIL:  lease_state is lost: .*Last etcd error: http:\/\/127\.0\.0\.1:\d+: /s,
 	'with the last etcd error in its DETAIL');
-diag(sprintf('the cut-off server refused %.1f s after the cut (lease_fail_after 3 s)', $refused_after));
 is($cut->safe_psql('postgres', 'SELECT count(*) FROM cut_ids'), '100000',
 	'everything but generation goes on');
 my $cut_max = $cut->safe_psql('postgres', 'SELECT max(id) FROM cut_ids');
@@ -280,5 +332,77 @@ $typed->safe_psql('postgres', 'CREATE EXTENSION snowflake');
 like(generate_error($typed), qr/snowflake.shard_id is set in the configuration file, but snowflake.shard_source is etcd/,
 	'a shard id in the configuration file is refused in lease mode');
 $typed->stop;
+
+# ---- A lease worker that ends, however it ends, gives its lease back. One shard in the pool and
+# lease_ttl 60 s: a lease left to expire would stop generation for a minute.
+my $once;
+{
+	# A test-only hook: an ERROR in the lease worker's reload path.
+	local $ENV{SNOWFLAKE_TEST_ERROR_AT_RELOAD} = '1';
+	$once = lease_node('once', $etcd->endpoints, '40-40',
+		"snowflake.lease_ttl = 60s\nrestart_after_crash = on\n");
+	$once->start;
+}
+$once->safe_psql('postgres', 'CREATE EXTENSION snowflake');
+wait_state($once, 'held');
+my $owner_lease = sub {
+	my $kv = $etcd->keys_under('/snowflake/owner/0040');
+	return $kv->{'/snowflake/owner/0040'} ? $kv->{'/snowflake/owner/0040'}[1] : 0;
+};
+my $works = sub { my ($r) = $once->psql('postgres', 'SELECT snowflake()'); return $r == 0; };
+my $first_lease = $owner_lease->();
+ok($first_lease, 'the owner key of the one shard carries the lease');
+my $log_at = -s $once->logfile;
+$once->reload;
+ok(defined within(40, sub { $owner_lease->() ne $first_lease }),
+	'an ERROR in the lease worker at a reload ends it with a clean stop: its lease is revoked, not left for lease_ttl');
+like(log_since($once, $log_at), qr/snowflake lease worker stopped on an ERROR at a reload: error injected/,
+	'the log says why the worker stopped');
+ok(defined within(40, $works), 'the restarted worker leases the shard again');
+
+foreach my $victim ('the lease worker', 'a backend')
+{
+	my $before = $once->safe_psql('postgres', 'SELECT snowflake()');
+	my $lease_before = $owner_lease->();
+	my $pid;
+	my $sleeper;
+	if ($victim eq 'a backend')
+	{
+		$sleeper = IPC::Run::start(
+			[ 'psql', '-XAtq', '-d', $once->connstr('postgres'), '-c', 'SELECT pg_sleep(600)' ],
+			'>', \my $sleep_out, '2>', \my $sleep_err);
+		$once->poll_query_until('postgres',
+			q{SELECT count(*) = 1 FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(600)'})
+		  or die 'no sleeping backend';
+		$pid = $once->safe_psql('postgres',
+			q{SELECT pid FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(600)'});
+	}
+	else
+	{
+		# A worker with no database connection is not in pg_stat_activity: by its title.
+		my $title = 'postgres: ' . $once->name . ': snowflake lease worker';
+		poll_until(sub {
+			foreach my $cmdline (glob('/proc/[0-9]*/cmdline'))
+			{
+				my $args = eval { slurp_file($cmdline) } // next;
+				($pid) = $cmdline =~ m{/proc/(\d+)/} if index($args, $title) == 0;
+			}
+			return $pid;
+		}) or die 'no lease worker';
+	}
+	$log_at = -s $once->logfile;
+	kill 'KILL', $pid;
+	$sleeper->finish if $sleeper;
+	# A crash-restart of the server, then the lease held before it is taken back: long before
+	# etcd could expire it (60 s).
+	my $took = within(30, sub { $once->psql('postgres', 'SELECT 1') == 0 && $works->() });
+	ok(defined $took, "after a SIGKILL of $victim, snowflake() works again before the old lease could expire");
+	diag(sprintf("after a SIGKILL of $victim, snowflake() worked again in %.1f s (lease_ttl 60 s)", $took // -1));
+	like(log_since($once, $log_at), qr/snowflake takes back the lease \d+ it held before the crash-restart/,
+		'the log says the lease held before is taken back');
+	is($owner_lease->(), $lease_before, 'the owner key still carries that lease: the same lease, renewed');
+	ok($once->safe_psql('postgres', "SELECT snowflake() > $before"), 'and IDs go on above the ones before');
+}
+$once->stop;
 
 done_testing();

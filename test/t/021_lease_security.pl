@@ -2,7 +2,9 @@
 # password: the server leases through it; the password is read from a file of mode 0600 and
 # appears in no setting, log line or ERROR; a file others may read is refused, and so is a
 # wrong password, each with a clear etcd_error; a role that is not superuser can read neither
-# the password file's name nor the key file's.
+# the password file's name nor the key file's; a password is never sent over http://
+# unless snowflake.etcd_allow_plaintext_password allows it, and TLS files set with http://
+# endpoints are warned of.
 use strict;
 use warnings FATAL => 'all';
 use PostgreSQL::Test::Cluster;
@@ -95,5 +97,42 @@ $node->poll_query_until('postgres', q{SELECT etcd_error IS NOT NULL AND etcd_err
   or die 'no TLS error: ' . $node->safe_psql('postgres', 'SELECT etcd_error FROM snowflake_status()');
 pass('without a client certificate the status shows the TLS failure: '
 	  . $node->safe_psql('postgres', 'SELECT etcd_error FROM snowflake_status()'));
+
+# ---- Over http://, a password would cross the network in clear: refused unless allowed.
+# Nothing need listen there: the refusal comes before any request.
+my $http = 'http://127.0.0.1:' . PostgreSQL::Test::Cluster::get_free_port();
+my $plain = snowflake_node('plain', qq{
+snowflake.shard_source = etcd
+snowflake.etcd_endpoints = '$http'
+snowflake.etcd_cafile = '$tls->{ca}'
+snowflake.etcd_user = 'fleet'
+snowflake.etcd_password_file = 'etcd.password'
+snowflake.lease_ttl = 6s
+snowflake.lease_renew = 1s
+snowflake.lease_fail_after = 3s
+snowflake.reservation_timeout = 1s
+});
+my $plain_pw = $plain->data_dir . '/etcd.password';
+PostgreSQL::Test::Utils::append_to_file($plain_pw, "$password\n");
+chmod 0600, $plain_pw;
+$plain->start;
+$plain->safe_psql('postgres', 'CREATE EXTENSION snowflake');
+$plain->poll_query_until('postgres', q{SELECT etcd_error IS NOT NULL FROM snowflake_status()})
+  or die 'no etcd error';
+like($plain->safe_psql('postgres', 'SELECT etcd_error FROM snowflake_status()'),
+	qr/snowflake.etcd_user is set, but snowflake.etcd_endpoints has an http:\/\/ endpoint: the password would cross the network in clear/,
+	'a password over http:// is refused, and the status says why');
+($ret, $out, $err) = $plain->psql('postgres', "\\set VERBOSITY verbose\nSELECT snowflake()");
+like($err, qr/SF001: .*etcd_allow_plaintext_password/s, 'snowflake() raises SF001, and its DETAIL names the setting that allows it');
+like(slurp_file($plain->logfile), qr/WARNING:  snowflake.etcd_cafile is set, but snowflake.etcd_endpoints has an http:\/\/ endpoint/,
+	'TLS files set with an http:// endpoint are warned of, not silently ignored');
+is($plain->safe_psql('postgres', q{SELECT setting FROM pg_settings WHERE name = 'snowflake.etcd_allow_plaintext_password'}),
+	'off', 'snowflake.etcd_allow_plaintext_password is off by default');
+set_and_reload($plain, 'snowflake.etcd_allow_plaintext_password' => 'on');
+$plain->poll_query_until('postgres',
+	q{SELECT etcd_error NOT LIKE '%in clear%' FROM snowflake_status()})
+  or die 'still refused: ' . $plain->safe_psql('postgres', 'SELECT etcd_error FROM snowflake_status()');
+pass('allowed, the server tries the endpoint: ' . $plain->safe_psql('postgres', 'SELECT etcd_error FROM snowflake_status()'));
+$plain->stop;
 
 done_testing();
