@@ -3,7 +3,7 @@ EXTVERSION = $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" $(EXTENSION).co
 
 MODULE_big = snowflake
 CORE_OBJS = src/core/clock.o src/core/chacha.o src/core/id128.o src/core/ulid_codec.o \
-	src/core/lease.o src/core/etcd_store.o \
+	src/core/lease.o src/core/etcd_json.o src/core/etcd_transport.o src/core/etcd_store.o \
 	src/core/foreign_codec.o src/core/typeid_codec.o src/core/mask.o
 # The glue: one file per SQL family (snowflake, uuidv7, ulid, typeid, mask, foreign, observe,
 # status), the module's start-up and settings, and what the families share (src/glue/*.hpp).

@@ -391,7 +391,10 @@ void LeaseMachine::keep(LeaseStore &store) {
     int64_t ttl_s = 0;
     const int64_t old_deadline = slot_.deadline_mono_ns.load();
     slot_.requests.fetch_add(1);
-    if (settle(store.renew(lease_, &ttl_s))) return;
+    const StoreResult renewed = store.renew(lease_, &ttl_s);
+    // Renewals failing too: they, not the mark, are what SF001 names.
+    if (renewed.status != StoreStatus::kOk) slot_.mark_failing.store(false);
+    if (settle(renewed)) return;
     const bool closed_before = host_.mono_ns() >= old_deadline;
     alive_sent_ns_ = now;
     // The store counts the time to live from its receipt, after now: the lease outlives both.

@@ -3,6 +3,10 @@
 #include "core/etcd_store.hpp"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <set>
 
 using namespace snowflake;
 
@@ -121,4 +125,247 @@ TEST(Etcd, TokenRefusalsMeanAuthenticateAgain) {
       400, R"({"error":"etcdserver: authentication failed, invalid user ID or password"})"));
   EXPECT_FALSE(etcd_token_refused(503, R"({"error":"etcdserver: no leader"})"));
   EXPECT_FALSE(etcd_token_refused(400, "not json"));
+}
+
+// etcd behind its gateway, as far as the lease store uses it: leases, ranges with limit and
+// keys_only, transactions with compares on CREATE, LEASE and MOD, and answers shaped as the
+// gateway shapes them (64-bit numbers as strings, defaults left out). An answer past 1 MiB
+// fails, as the store's transfer does; an answer can be lost after the request was done.
+namespace {
+
+using json = nlohmann::json;
+
+struct FakeEtcd : EtcdTransport {
+  struct Kv {
+    std::string value;
+    int64_t lease = 0, create = 0, mod = 0, version = 0;
+  };
+  std::map<std::string, Kv> kvs;
+  std::set<int64_t> leases;
+  int64_t revision = 1000000;  // a cluster that has lived
+  int64_t next_lease = 7587869873548743000;
+  int lose_txn_answers = 0;  // transactions done, their answers lost
+  size_t largest = 0;        // the largest answer sent
+  std::vector<std::string> paths;
+
+  static std::string b64(const json &j) {
+    std::string out;
+    EXPECT_TRUE(base64_decode(j.get<std::string>(), &out));
+    return out;
+  }
+  static int64_t num(const json &j) {
+    return j.is_string() ? std::stoll(j.get<std::string>()) : j.get<int64_t>();
+  }
+  json header() const { return {{"revision", std::to_string(revision)}}; }
+  json kv_json(const std::string &key, const Kv &kv, bool keys_only) const {
+    json j = {{"key", base64_encode(key)},
+              {"create_revision", std::to_string(kv.create)},
+              {"mod_revision", std::to_string(kv.mod)},
+              {"version", std::to_string(kv.version)}};
+    if (kv.lease != 0) j["lease"] = std::to_string(kv.lease);
+    if (!keys_only && !kv.value.empty()) j["value"] = base64_encode(kv.value);
+    return j;
+  }
+  json range(const json &req) const {
+    const std::string from = b64(req["key"]), to = b64(req["range_end"]);
+    const int64_t limit = req.contains("limit") ? num(req["limit"]) : 0;
+    const bool keys_only = req.value("keys_only", false);
+    json out = {{"header", header()}};
+    json list = json::array();
+    int64_t count = 0;
+    for (auto it = kvs.lower_bound(from); it != kvs.end() && it->first < to; ++it, ++count)
+      if (limit == 0 || count < limit) list.push_back(kv_json(it->first, it->second, keys_only));
+    if (!list.empty()) out["kvs"] = list;
+    if (limit != 0 && count > limit) out["more"] = true;
+    if (count != 0) out["count"] = std::to_string(count);
+    return out;
+  }
+  void put(const std::string &key, const std::string &value, int64_t lease) {
+    Kv &kv = kvs[key];
+    if (kv.create == 0) kv.create = revision;
+    kv.mod = revision;
+    ++kv.version;
+    kv.value = value;
+    kv.lease = lease;
+  }
+  bool holds(const json &c) const {
+    auto it = kvs.find(b64(c["key"]));
+    const Kv none;
+    const Kv &kv = it == kvs.end() ? none : it->second;
+    const std::string target = c["target"];
+    const std::string result = c.value("result", "EQUAL");
+    int64_t have = 0, want = 0;
+    if (target == "CREATE") have = kv.create, want = num(c["create_revision"]);
+    if (target == "MOD") have = kv.mod, want = num(c["mod_revision"]);
+    if (target == "LEASE") have = kv.lease, want = num(c["lease"]);
+    if (result == "LESS") return have < want;
+    return have == want;
+  }
+  json txn(const json &req, EtcdResponse *out) {
+    bool ok = true;
+    for (const json &c : req["compare"]) ok = ok && holds(c);
+    const json &ops = ok ? req["success"] : req.value("failure", json::array());
+    for (const json &op : ops)
+      if (op.contains("request_put") && op["request_put"].contains("lease") &&
+          !leases.count(num(op["request_put"]["lease"]))) {
+        out->status = 404;
+        return {{"error", "etcdserver: requested lease not found"}, {"code", 5}};
+      }
+    bool wrote = false;
+    for (const json &op : ops) wrote = wrote || op.contains("request_put");
+    if (wrote) ++revision;
+    json responses = json::array();
+    for (const json &op : ops) {
+      if (op.contains("request_put")) {
+        const json &p = op["request_put"];
+        put(b64(p["key"]), b64(p["value"]), p.contains("lease") ? num(p["lease"]) : 0);
+        responses.push_back({{"response_put", {{"header", header()}}}});
+      } else {
+        responses.push_back({{"response_range", range(op["request_range"])}});
+      }
+    }
+    json j = {{"header", header()}, {"responses", responses}};
+    if (ok) j["succeeded"] = true;
+    return j;
+  }
+  bool call(const char *path, const std::string &body, EtcdResponse *out,
+            std::string *error) override {
+    paths.push_back(path);
+    const json req = json::parse(body);
+    out->status = 200;
+    json j;
+    const std::string p = path;
+    if (p == "/v3/lease/grant") {
+      leases.insert(next_lease);
+      j = {{"header", header()}, {"ID", std::to_string(next_lease++)}, {"TTL", req["TTL"]}};
+    } else if (p == "/v3/lease/keepalive") {
+      j = {{"result", {{"header", header()}, {"ID", req["ID"]}}}};
+      if (leases.count(num(req["ID"]))) j["result"]["TTL"] = "30";
+    } else if (p == "/v3/lease/revoke") {
+      leases.erase(num(req["ID"]));
+      for (auto it = kvs.begin(); it != kvs.end();)
+        it = it->second.lease == num(req["ID"]) ? kvs.erase(it) : std::next(it);
+      j = {{"header", header()}};
+    } else if (p == "/v3/kv/range") {
+      j = range(req);
+    } else if (p == "/v3/kv/txn") {
+      j = txn(req, out);
+      if (lose_txn_answers > 0) {
+        --lose_txn_answers;
+        *error = "http://etcd:2379: Operation timed out after 2000 milliseconds";
+        return false;
+      }
+    } else {
+      out->status = 404;
+    }
+    out->body = j.dump();
+    largest = std::max(largest, out->body.size());
+    if (out->body.size() > (1 << 20)) {
+      *error = "http://etcd:2379: Failure writing output to destination";
+      return false;
+    }
+    return true;
+  }
+};
+
+// A server around the machine, with a clock the test moves.
+struct FakeHost : LeaseHost {
+  int64_t now = 1000000000;
+  uint64_t floor_ms = 0;
+  int64_t mono_ns() override { return now; }
+  uint64_t ids_unix_ms() override { return 1763000000000 + static_cast<uint64_t>(now / 1000000); }
+  uint64_t needed_unix_ms() override { return 0; }
+  uint64_t epoch_ms() override { return 1577836800000; }
+  void taken(uint32_t, uint32_t, uint64_t mark) override { floor_ms = mark; }
+  void resumed(uint32_t, uint32_t) override {}
+  void lost(const std::string &) override {}
+  void changed() override {}
+};
+
+LeaseSettings pool(uint32_t low, uint32_t high) {
+  LeaseSettings s;
+  s.pool_low = low;
+  s.pool_high = high;
+  return s;
+}
+
+EtcdSettings fake_settings() {
+  EtcdSettings s;
+  s.prefix = "/snowflake";
+  s.holder = R"({"host":"db1","port":5432})";
+  return s;
+}
+
+}  // namespace
+
+TEST(EtcdStore, ALargePoolIsListedPageByPage) {
+  FakeEtcd etcd;
+  // 8,000 shards of the pool 0-8191 leased by other servers (a lease each, as in a fleet):
+  // 1000 to 1191 are free.
+  for (uint32_t s = 0; s < 8192; ++s)
+    if (s < 1000 || s >= 1192) etcd.put(etcd_owner_key("/snowflake", s), "{}", etcd.next_lease++);
+  ASSERT_EQ(etcd.kvs.size(), 8000u);
+  EtcdStore store(fake_settings(), etcd);
+  std::vector<ShardOwner> owners;
+  const StoreResult r = store.held(0, 8191, &owners);
+  ASSERT_EQ(r.status, StoreStatus::kOk) << r.error;
+  EXPECT_EQ(owners.size(), etcd.kvs.size());
+  EXPECT_LT(etcd.largest, size_t{1} << 20);
+  // The server leases a free shard: the lowest, 1000.
+  FakeHost host;
+  LeaseSlot slot;
+  slot.init();
+  LeaseMachine machine(slot, host, pool(0, 8191), -1);
+  (void)machine.step(store);
+  ASSERT_EQ(static_cast<LeaseState>(slot.state.load()), LeaseState::kHeld) << machine.last_error();
+  EXPECT_EQ(lease_word_first(slot.word.load()), 1000u);
+}
+
+TEST(EtcdStore, AClaimWhoseAnswerWasLostIsTakenBack) {
+  FakeEtcd etcd;
+  EtcdStore store(fake_settings(), etcd);
+  FakeHost host;
+  LeaseSlot slot;
+  slot.init();
+  LeaseMachine machine(slot, host, pool(0, 1), -1);
+  etcd.lose_txn_answers = 1;
+  host.now = machine.step(store);
+  EXPECT_EQ(slot.word.load(), 0u);
+  ASSERT_EQ(etcd.kvs.count(etcd_owner_key("/snowflake", 0)), 1u);  // the claim went through
+  host.now = machine.step(store);
+  ASSERT_EQ(static_cast<LeaseState>(slot.state.load()), LeaseState::kHeld) << machine.last_error();
+  EXPECT_EQ(lease_word_first(slot.word.load()), 0u);
+  EXPECT_EQ(etcd.kvs.count(etcd_owner_key("/snowflake", 1)), 0u);  // shard 1 stays free
+}
+
+TEST(EtcdStore, AMarkWriteFromBeforeALaterOneIsRefused) {
+  FakeEtcd etcd;
+  EtcdStore store(fake_settings(), etcd);
+  int64_t lease = 0;
+  ASSERT_EQ(store.grant(30, &lease).status, StoreStatus::kOk);
+  StoredMark read;
+  ASSERT_EQ(store.acquire(lease, 5, 2, &read).status, StoreStatus::kOk);
+  ASSERT_GT(read.revision, 0);
+  const std::string key = etcd_mark_key("/snowflake", 6);
+  // Two writes sent knowing the marks as read: the later, higher one lands first.
+  StoredMark higher{1763000020000, 1577836800000}, lower{1763000010000, 1577836800000};
+  higher.revision = lower.revision = read.revision;
+  ASSERT_EQ(store.mark(lease, 5, 2, &higher).status, StoreStatus::kOk);
+  EXPECT_GT(higher.revision, read.revision);
+  const StoreResult late = store.mark(lease, 5, 2, &lower);
+  EXPECT_EQ(late.status, StoreStatus::kTaken);
+  EXPECT_EQ(lower.unix_ms, 1763000020000u);  // the mark as it stands, for the holder
+  EXPECT_EQ(lower.revision, higher.revision);
+  StoredMark stored;
+  ASSERT_TRUE(etcd_parse_mark(etcd.kvs[key].value, &stored));
+  EXPECT_EQ(stored.unix_ms, 1763000020000u);
+  // Written again from the revision read, it goes through.
+  StoredMark next{1763000030000, 1577836800000};
+  next.revision = lower.revision;
+  EXPECT_EQ(store.mark(lease, 5, 2, &next).status, StoreStatus::kOk);
+  // Once the lease is gone, no mark is written.
+  ASSERT_EQ(store.release(lease).status, StoreStatus::kOk);
+  StoredMark after{1763000040000, 1577836800000};
+  after.revision = next.revision;
+  EXPECT_EQ(store.mark(lease, 5, 2, &after).status, StoreStatus::kLost);
 }

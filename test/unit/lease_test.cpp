@@ -638,6 +638,14 @@ TEST(Lease, MarkWritesFailingWhileRenewalsGoThroughAreNamed) {
   EXPECT_TRUE(a.slot.mark_failing.load());
   EXPECT_EQ(a.state(), LeaseState::kFailing);
   EXPECT_EQ(a.machine->last_error(), a.link.refuse_marks);
+  // Then renewals fail too: the mark is no longer what is named.
+  a.link.cut = true;
+  run(store, {&a}, 1500);
+  EXPECT_FALSE(a.slot.mark_failing.load());
+  a.link.cut = false;
+  run(store, {&a}, 1500);
+  EXPECT_EQ(a.state(), LeaseState::kFailing);
+  EXPECT_TRUE(a.slot.mark_failing.load());
   a.link.refuse_marks = nullptr;
   run(store, {&a}, 500);
   EXPECT_FALSE(a.slot.mark_failing.load());
