@@ -3,8 +3,11 @@
 # temporary folder; a member can be stopped and started again, and a TCP proxy in front of
 # every member (tcp_proxy.pl) cuts a server off when paused. With tls => 1, clients speak
 # https and must show a certificate of the cluster's own CA (made here with openssl);
-# enable_auth() turns on etcd's users. The tests talk to it with curl. Everything started
-# here is stopped when the test ends, whatever happens.
+# enable_auth() turns on etcd's users, with jwt => 1 on JWT tokens (signed RS256 with a key
+# pair made here with openssl), which carry the auth store's revision: after any change of
+# users or roles etcd refuses them with "revision of auth store is old".
+# The tests talk to it with curl. Everything started here is stopped when the test ends,
+# whatever happens.
 package EtcdCluster;
 
 use strict;
@@ -86,6 +89,7 @@ sub new
 		scheme => $opts{tls} ? 'https' : 'http',
 	}, $class;
 	$self->make_certificates if $opts{tls};
+	$self->make_jwt_keys if $opts{jwt};
 	foreach my $i (0 .. $members - 1)
 	{
 		push @{ $self->{members} }, {
@@ -135,6 +139,21 @@ sub make_certificates
 	return;
 }
 
+# An RSA key pair for etcd's JWT tokens, in the cluster's folder: {jwt} = the --auth-token
+# option. The tokens live 10 minutes, longer than any test: a token refused here is refused
+# for the auth store's revision, never for its age.
+sub make_jwt_keys
+{
+	my ($self) = @_;
+	my $d = $self->{dir};
+	PostgreSQL::Test::Utils::system_or_bail('openssl', 'genrsa', '-out', "$d/jwt.key", '2048');
+	PostgreSQL::Test::Utils::system_or_bail('openssl', 'rsa', '-in', "$d/jwt.key", '-pubout',
+		'-out', "$d/jwt.pub");
+	chmod 0600, "$d/jwt.key";
+	$self->{jwt} = "jwt,pub-key=$d/jwt.pub,priv-key=$d/jwt.key,sign-method=RS256,ttl=10m";
+	return;
+}
+
 # Starts member $i (again), with its data from before.
 sub start_member
 {
@@ -162,6 +181,7 @@ sub start_member
 		# timeout elect leaders over and over; the tests are about the servers, not that.
 		'--heartbeat-interval' => 250,
 		'--election-timeout' => 2500,
+		($self->{jwt} ? ('--auth-token' => $self->{jwt}) : ()),
 		@tls);
 	return;
 }
@@ -218,12 +238,23 @@ sub wait_healthy
 	return;
 }
 
-# POSTs $body to the JSON gateway of the first running member; the decoded answer.
+# POSTs $body to the JSON gateway of the first running member; the decoded answer. Root's
+# token refused as too old (JWT, after a change of users or roles) or expired: root
+# authenticates again, once, as etcd's own client does.
 sub call
 {
 	my ($self, $path, $body) = @_;
 	my ($m) = grep { $_->{pid} } @{ $self->{members} };
 	my ($status, $content) = $self->curl($m, $path, $body);
+	if ($self->{token} && $content =~ /invalid auth token|revision of auth store is old/)
+	{
+		$self->{token} = undef;
+		my ($s, $c) = $self->curl($m, '/v3/auth/authenticate',
+			{ name => 'root', password => 'root-of-the-test' });
+		die "etcd /v3/auth/authenticate: $s $c" unless $s == 200;
+		$self->{token} = decode_json($c)->{token};
+		($status, $content) = $self->curl($m, $path, $body);
+	}
 	die "etcd $path: $status $content" unless $status == 200;
 	return decode_json($content);
 }
@@ -247,6 +278,19 @@ sub enable_auth
 	$self->call('/v3/auth/enable', {});
 	$self->{token} = $self->call('/v3/auth/authenticate',
 		{ name => 'root', password => 'root-of-the-test' })->{token};
+	return;
+}
+
+# A change of etcd's users and roles, as root: user $name added, with a new role of its own
+# that may read $key, granted to it: four changes of the auth store's revision.
+sub add_user_with_role
+{
+	my ($self, $name, $key) = @_;
+	$self->call('/v3/auth/user/add', { name => $name, password => "$name-password" });
+	$self->call('/v3/auth/role/add', { name => "$name-role" });
+	$self->call('/v3/auth/role/grant',
+		{ name => "$name-role", perm => { permType => 'READ', key => encode_base64($key, '') } });
+	$self->call('/v3/auth/user/grant', { user => $name, role => "$name-role" });
 	return;
 }
 

@@ -1,12 +1,19 @@
 # The lease soak (scripts/lease_soak.sh runs it): 4 servers in lease mode on one 3-member etcd
-# cluster, each behind a proxy of its own, each under pgbench load that inserts snowflake()
-# IDs, for SNOWFLAKE_SOAK_SECONDS (600). Every 15 to 30 s a fault, chosen at random: a
-# server killed (SIGKILL) and started again, a clean restart, a partition from etcd for 10 s,
-# its clock stepped back 5 minutes or forward 2, an etcd member stopped for 15 s. A probe per
-# server calls snowflake() every 100 ms (statement_timeout 1 s) and records each success. At the end every ID
-# committed on every server is gathered in one table: the test fails on any duplicate. It
-# reports, for each fault, the longest time the server it hit went without an ID (a member
-# stopped counts for every server), and how many IDs each server made.
+# cluster with users on and JWT tokens (each server authenticates as a user allowed under the
+# prefix alone), each behind a proxy of its own, each under pgbench load that inserts
+# snowflake() IDs, SNOWFLAKE_SOAK_RATE (1,000) transactions of 50 IDs a second each
+# (unthrottled, 120 s made 94 million rows on 2 cores: 600 s would be tens of GB to gather),
+# for SNOWFLAKE_SOAK_SECONDS (600). Every 15 to 30 s a fault, drawn at random
+# so that every kind comes once in each round of draws: a server killed (SIGKILL) and started
+# again, a clean restart, a partition from etcd for 10 s, its clock stepped back 5 minutes or
+# forward 2, an etcd member stopped for 15 s, a change of etcd's users and roles (a user added
+# and granted a role: every token signed before it is refused), one backend of a server
+# killed (SIGKILL: the server restarts every process, its lease worker among them). A probe
+# per server calls snowflake() every 100 ms (statement_timeout 1 s) and records each success.
+# At the end every ID committed on every server is gathered in one table: the test fails on
+# any duplicate. It reports, for each fault, the longest time the server it hit went without
+# an ID (a member stopped and a change of users count for every server), and how many IDs
+# each server made.
 use strict;
 use warnings FATAL => 'all';
 use List::Util qw(shuffle sum);
@@ -22,9 +29,27 @@ use EtcdCluster;
 plan skip_all => 'no etcd binary (Debian: etcd-server)' unless EtcdCluster::etcd_binary();
 my $faketime = faketime_library();
 my $seconds = $ENV{SNOWFLAKE_SOAK_SECONDS} // 600;
+my $rate = $ENV{SNOWFLAKE_SOAK_RATE} // 1000;
 srand($ENV{SNOWFLAKE_SOAK_SEED} // time);
+my @kinds = ('kill', 'restart', 'partition', 'clock back', 'clock forward', 'member', 'users',
+	'backend kill');
+@kinds = grep { !/clock/ } @kinds unless $faketime;
+# SNOWFLAKE_SOAK_FAULTS='users,backend kill' draws from these kinds alone.
+if (my $only = $ENV{SNOWFLAKE_SOAK_FAULTS})
+{
+	my @only = split /\s*,\s*/, $only;
+	my %known = map { $_ => 1 } @kinds;
+	foreach (@only)
+	{
+		die "SNOWFLAKE_SOAK_FAULTS: no fault \"$_\" here; the kinds: " . join(', ', @kinds)
+		  unless $known{$_};
+	}
+	@kinds = @only;
+}
 
-my $etcd = EtcdCluster->new('soak');
+my $password = 'soak-fleet-password';
+my $etcd = EtcdCluster->new('soak', jwt => 1);
+$etcd->enable_auth('fleet', $password, '/snowflake');
 my (@nodes, @proxies, @clock_files);
 foreach my $i (0 .. 3)
 {
@@ -32,12 +57,21 @@ foreach my $i (0 .. 3)
 	my $node = snowflake_node("s$i", qq{
 snowflake.shard_source = etcd
 snowflake.etcd_endpoints = '@{[ $proxy->endpoints ]}'
+snowflake.etcd_user = 'fleet'
+snowflake.etcd_password_file = 'etcd.password'
+# Plain http on loopback: TLS certificates would not be valid yet for a clock stepped back.
+snowflake.etcd_allow_plaintext_password = on
 snowflake.shard_pool = '0-5'
 snowflake.lease_ttl = 6s
 snowflake.lease_renew = 1s
 snowflake.lease_fail_after = 3s
 max_connections = 30
+# A backend killed makes the server restart every process (the test library turns it off).
+restart_after_crash = on
 });
+	my $pwfile = $node->data_dir . '/etcd.password';
+	PostgreSQL::Test::Utils::append_to_file($pwfile, "$password\n");
+	chmod 0600, $pwfile;
 	my $clock = $node->basedir . '/clock';
 	PostgreSQL::Test::Utils::append_to_file($clock, "+0\n");
 	push @nodes, $node;
@@ -73,7 +107,7 @@ foreach my $i (0 .. 3)
 	my $dir = $nodes[$i]->basedir;
 	push @jobs, IPC::Run::start([ 'bash', '-c', qq{
 while [ "\$(date +%s)" -lt $end ]; do
-  pgbench --no-vacuum --client=2 --jobs=1 --time=10 --file='$script' '$conn' >>'$dir/load.log' 2>&1
+  pgbench --no-vacuum --client=2 --jobs=1 --time=10 --rate=$rate --file='$script' '$conn' >>'$dir/load.log' 2>&1
   sleep 0.2
 done} ]);
 	push @jobs, IPC::Run::start([ 'bash', '-c', qq{
@@ -92,21 +126,60 @@ sub pause_for
 	return;
 }
 
+# Kills one backend of server $i (SIGKILL): the postmaster ends every other process, the load's
+# and the lease worker among them, and starts again by itself. The backend is a session of its
+# own, there whatever the load does (its pgbench may be between runs). Waits until the server
+# takes connections again.
+sub kill_backend
+{
+	my ($i) = @_;
+	my $node = $nodes[$i];
+	my $victim = IPC::Run::start(
+		[ 'psql', '-XAtq', '-d', $node->connstr('postgres'), '-c', 'SELECT pg_sleep(600) -- victim' ],
+		'>', \my $out, '2>', \my $err);
+	my $pid;
+	poll_until(
+		sub {
+			$pid = $node->safe_psql('postgres',
+				q{SELECT pid FROM pg_stat_activity WHERE query LIKE '%pg_sleep(600) -- victim' AND pid <> pg_backend_pid()});
+			return $pid ne '';
+		}) or die "the session to kill did not start on s$i";
+	kill 'KILL', $pid;
+	# The restart is under way once the postmaster has reaped the backend.
+	poll_until(sub { !kill(0, $pid) }) or die "backend $pid of s$i did not end";
+	$victim->finish;
+	$node->poll_query_until('postgres', 'SELECT true') or die "s$i did not come back";
+	return;
+}
+
+my $rbac_changes = 0;
+
 # The faults.
 my @faults;    # [time, server (or -1: all), what]
-my @kinds = ('kill', 'restart', 'partition', 'clock back', 'clock forward', 'member');
-@kinds = grep { !/clock/ } @kinds unless $faketime;
+my @bag;
 while (time < $end - 40)
 {
 	pause_for(15 + int(rand(15)));
 	last if time >= $end - 25;
-	my $kind = $kinds[ int(rand(@kinds)) ];
+	@bag = shuffle(@kinds) unless @bag;
+	my $kind = shift @bag;
 	my $i = int(rand(4));
 	my $at = time;
 	if ($kind eq 'kill')
 	{
 		kill9_and_wait($nodes[$i]);
 		start_node($i);
+	}
+	elsif ($kind eq 'backend kill')
+	{
+		kill_backend($i);
+	}
+	elsif ($kind eq 'users')
+	{
+		$i = -1;
+		++$rbac_changes;
+		$etcd->add_user_with_role("auditor$rbac_changes", "/elsewhere/$rbac_changes");
+		$kind = 'users and roles changed';
 	}
 	elsif ($kind eq 'restart')
 	{
@@ -194,7 +267,8 @@ foreach my $f (0 .. $#faults)
 		join(', ', map { sprintf('s%d %.1f s', $_, outage($_, $at, $to)) } @servers));
 }
 my $report = join("\n",
-	"lease soak: $seconds s, 4 servers, 3 etcd members, " . scalar(@faults) . ' faults',
+	"lease soak: $seconds s, 4 servers (load: $rate x 50 IDs a second each), 3 etcd members "
+	  . '(JWT tokens), ' . scalar(@faults) . ' faults',
 	"IDs: $total, distinct: $distinct, duplicates: " . ($total - $distinct),
 	$per_server,
 	'fault                      on   longest time without an ID (from the fault to the next)',
