@@ -4,7 +4,8 @@ EXTVERSION = $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" $(EXTENSION).co
 MODULE_big = snowflake
 CORE_OBJS = src/core/clock.o src/core/chacha.o src/core/id128.o src/core/ulid_codec.o \
 	src/core/lease.o src/core/etcd_json.o src/core/etcd_transport.o src/core/etcd_store.o \
-	src/core/foreign_codec.o src/core/typeid_codec.o src/core/mask.o
+	src/core/foreign_codec.o src/core/typeid_codec.o src/core/mask.o \
+	src/core/sno_codec.o src/core/xid_codec.o
 # The glue: one file per SQL family (snowflake, uuidv7, ulid, typeid, mask, foreign, observe,
 # status), the module's start-up and settings, and what the families share (src/glue/*.hpp).
 GLUE_OBJS = src/glue/module.o src/glue/settings.o src/glue/system_clock.o src/glue/random.o \
@@ -12,7 +13,7 @@ GLUE_OBJS = src/glue/module.o src/glue/settings.o src/glue/system_clock.o src/gl
 	src/glue/reservation_storage.o src/glue/snowflake.o src/glue/uuidv7.o src/glue/ulid.o \
 	src/glue/foreign.o src/glue/observe.o src/glue/status.o src/glue/lease_wait.o \
 	src/glue/lease_worker.o src/glue/typeid.o src/glue/mask_keys.o src/glue/mask_sql.o \
-	src/glue/other_databases.o
+	src/glue/other_databases.o src/glue/sno.o
 OBJS = $(CORE_OBJS) $(GLUE_OBJS)
 
 # extension/ holds the install script, copied to its versioned name at build time, and the

@@ -273,6 +273,150 @@ CREATE OPERATOR CLASS ulid_minmax_ops DEFAULT FOR TYPE ulid USING brin AS
 	FUNCTION 3 pg_catalog.brin_minmax_consistent(internal, internal, internal),
 	FUNCTION 4 pg_catalog.brin_minmax_union(internal, internal, internal);
 
+-- sno type (github.com/muyo/sno): 10 bytes, 16 characters of [2-9a-x] as text
+
+CREATE TYPE sno;
+
+CREATE FUNCTION sno_in(cstring) RETURNS sno
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION sno_out(sno) RETURNS cstring
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION sno_recv(internal) RETURNS sno
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION sno_send(sno) RETURNS bytea
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE TYPE sno (
+	INPUT = sno_in,
+	OUTPUT = sno_out,
+	RECEIVE = sno_recv,
+	SEND = sno_send,
+	INTERNALLENGTH = 10,
+	ALIGNMENT = char,
+	STORAGE = plain
+);
+
+-- sno functions
+
+CREATE FUNCTION sno_decode(id sno, OUT ts timestamptz, OUT meta integer, OUT partition integer,
+	OUT sequence integer, OUT tick boolean)
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION sno_timestamp(id sno) RETURNS timestamptz
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION sno_at(ts timestamptz) RETURNS sno
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION sno_to_bytea(sno) RETURNS bytea
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION bytea_to_sno(bytea) RETURNS sno
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- sno casts
+
+CREATE CAST (sno AS bytea) WITH FUNCTION sno_to_bytea(sno);
+CREATE CAST (bytea AS sno) WITH FUNCTION bytea_to_sno(bytea);
+
+-- sno operators
+
+CREATE FUNCTION sno_eq(sno, sno) RETURNS bool
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+
+CREATE FUNCTION sno_ne(sno, sno) RETURNS bool
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+
+CREATE FUNCTION sno_lt(sno, sno) RETURNS bool
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+
+CREATE FUNCTION sno_le(sno, sno) RETURNS bool
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+
+CREATE FUNCTION sno_gt(sno, sno) RETURNS bool
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+
+CREATE FUNCTION sno_ge(sno, sno) RETURNS bool
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+
+CREATE FUNCTION sno_cmp(sno, sno) RETURNS integer
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+
+CREATE FUNCTION sno_sortsupport(internal) RETURNS void
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION sno_hash(sno) RETURNS integer
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+
+CREATE FUNCTION sno_hash_extended(sno, bigint) RETURNS bigint
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+
+CREATE OPERATOR = (
+	LEFTARG = sno, RIGHTARG = sno, PROCEDURE = sno_eq,
+	COMMUTATOR = OPERATOR(=), NEGATOR = OPERATOR(<>),
+	RESTRICT = eqsel, JOIN = eqjoinsel, HASHES, MERGES
+);
+
+CREATE OPERATOR <> (
+	LEFTARG = sno, RIGHTARG = sno, PROCEDURE = sno_ne,
+	COMMUTATOR = OPERATOR(<>), NEGATOR = OPERATOR(=),
+	RESTRICT = neqsel, JOIN = neqjoinsel
+);
+
+CREATE OPERATOR < (
+	LEFTARG = sno, RIGHTARG = sno, PROCEDURE = sno_lt,
+	COMMUTATOR = OPERATOR(>), NEGATOR = OPERATOR(>=),
+	RESTRICT = scalarltsel, JOIN = scalarltjoinsel
+);
+
+CREATE OPERATOR <= (
+	LEFTARG = sno, RIGHTARG = sno, PROCEDURE = sno_le,
+	COMMUTATOR = OPERATOR(>=), NEGATOR = OPERATOR(>),
+	RESTRICT = scalarlesel, JOIN = scalarlejoinsel
+);
+
+CREATE OPERATOR > (
+	LEFTARG = sno, RIGHTARG = sno, PROCEDURE = sno_gt,
+	COMMUTATOR = OPERATOR(<), NEGATOR = OPERATOR(<=),
+	RESTRICT = scalargtsel, JOIN = scalargtjoinsel
+);
+
+CREATE OPERATOR >= (
+	LEFTARG = sno, RIGHTARG = sno, PROCEDURE = sno_ge,
+	COMMUTATOR = OPERATOR(<=), NEGATOR = OPERATOR(<),
+	RESTRICT = scalargesel, JOIN = scalargejoinsel
+);
+
+-- sno opclasses
+
+CREATE OPERATOR CLASS sno_ops DEFAULT FOR TYPE sno USING btree AS
+	OPERATOR 1 <,
+	OPERATOR 2 <=,
+	OPERATOR 3 =,
+	OPERATOR 4 >=,
+	OPERATOR 5 >,
+	FUNCTION 1 sno_cmp(sno, sno),
+	FUNCTION 2 sno_sortsupport(internal),
+	FUNCTION 4 pg_catalog.btequalimage(oid);
+
+CREATE OPERATOR CLASS sno_hash_ops DEFAULT FOR TYPE sno USING hash AS
+	OPERATOR 1 =,
+	FUNCTION 1 sno_hash(sno),
+	FUNCTION 2 sno_hash_extended(sno, bigint);
+
+-- xid (github.com/rs/xid): 12 bytes, 20 characters of lower-case base32hex as text
+
+CREATE FUNCTION xid_decode(id text, OUT ts timestamptz, OUT machine bytea, OUT pid integer,
+	OUT counter integer)
+	AS 'MODULE_PATHNAME', 'xid_decode_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION xid_decode(id bytea, OUT ts timestamptz, OUT machine bytea, OUT pid integer,
+	OUT counter integer)
+	AS 'MODULE_PATHNAME', 'xid_decode_bytea' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
 -- TypeID (github.com/jetify-com/typeid, specification 0.3.0): a type prefix and a uuid as one
 -- text, user_01h455vb4pex5vsknk084sn02q, in lower case only as the specification says. The
 -- C symbol of typeid() is typeid_compose: typeid is a C++ keyword.
@@ -460,6 +604,42 @@ COMMENT ON OPERATOR CLASS ulid_hash_ops USING hash IS 'default hash operator cla
 COMMENT ON OPERATOR FAMILY ulid_hash_ops USING hash IS 'hash operators of ulid';
 COMMENT ON OPERATOR CLASS ulid_minmax_ops USING brin IS 'default BRIN minmax operator class for ulid';
 COMMENT ON OPERATOR FAMILY ulid_minmax_ops USING brin IS 'BRIN minmax operators of ulid';
+
+COMMENT ON TYPE sno IS 'a sno (github.com/muyo/sno): 10 bytes, 39 bits of 4 ms units since 2010-01-01 UTC, a tick-tock bit, a metabyte, a 16-bit partition and a 16-bit sequence; 16 characters of [2-9a-x] as text, in byte order';
+COMMENT ON TYPE sno[] IS 'an array of sno';
+COMMENT ON FUNCTION sno_in(cstring) IS 'sno input: 16 characters of 2-9 and a-x';
+COMMENT ON FUNCTION sno_out(sno) IS 'sno output: 16 characters of 2-9 and a-x';
+COMMENT ON FUNCTION sno_recv(internal) IS 'sno binary input: 10 bytes';
+COMMENT ON FUNCTION sno_send(sno) IS 'sno binary output: 10 bytes';
+COMMENT ON FUNCTION sno_decode(sno) IS 'the time (4 ms units), metabyte, partition, sequence and tick-tock bit of a sno';
+COMMENT ON FUNCTION sno_timestamp(sno) IS 'the time of a sno, in 4 ms units';
+COMMENT ON FUNCTION sno_at(timestamptz) IS 'the smallest sno of the 4 ms unit that holds the time, for key range scans and partition bounds';
+COMMENT ON FUNCTION sno_to_bytea(sno) IS 'the 10 bytes of a sno';
+COMMENT ON FUNCTION bytea_to_sno(bytea) IS 'a sno from 10 bytes';
+COMMENT ON CAST (sno AS bytea) IS 'the 10 bytes';
+COMMENT ON CAST (bytea AS sno) IS 'from exactly 10 bytes';
+COMMENT ON FUNCTION sno_eq(sno, sno) IS 'implementation of = for sno';
+COMMENT ON FUNCTION sno_ne(sno, sno) IS 'implementation of <> for sno';
+COMMENT ON FUNCTION sno_lt(sno, sno) IS 'implementation of < for sno';
+COMMENT ON FUNCTION sno_le(sno, sno) IS 'implementation of <= for sno';
+COMMENT ON FUNCTION sno_gt(sno, sno) IS 'implementation of > for sno';
+COMMENT ON FUNCTION sno_ge(sno, sno) IS 'implementation of >= for sno';
+COMMENT ON FUNCTION sno_cmp(sno, sno) IS 'btree comparison of sno: byte order, which is time order and text order';
+COMMENT ON FUNCTION sno_sortsupport(internal) IS 'btree sort support for sno';
+COMMENT ON FUNCTION sno_hash(sno) IS 'hash of a sno';
+COMMENT ON FUNCTION sno_hash_extended(sno, bigint) IS 'seeded 64-bit hash of a sno';
+COMMENT ON OPERATOR = (sno, sno) IS 'equal';
+COMMENT ON OPERATOR <> (sno, sno) IS 'not equal';
+COMMENT ON OPERATOR < (sno, sno) IS 'less than: earlier';
+COMMENT ON OPERATOR <= (sno, sno) IS 'less than or equal';
+COMMENT ON OPERATOR > (sno, sno) IS 'greater than: later';
+COMMENT ON OPERATOR >= (sno, sno) IS 'greater than or equal';
+COMMENT ON OPERATOR CLASS sno_ops USING btree IS 'default btree operator class for sno';
+COMMENT ON OPERATOR FAMILY sno_ops USING btree IS 'btree operators of sno';
+COMMENT ON OPERATOR CLASS sno_hash_ops USING hash IS 'default hash operator class for sno';
+COMMENT ON OPERATOR FAMILY sno_hash_ops USING hash IS 'hash operators of sno';
+COMMENT ON FUNCTION xid_decode(text) IS 'the second, the 3-byte machine id, the process id and the counter of an xid (github.com/rs/xid) of 20 lower-case base32hex characters';
+COMMENT ON FUNCTION xid_decode(bytea) IS 'the second, the 3-byte machine id, the process id and the counter of an xid (github.com/rs/xid) of 12 bytes';
 
 COMMENT ON FUNCTION snowflake_status() IS 'one row: whether the server generates (and why not), the IDs'' clock over the system clock and its steps, waits at snowflake.max_lead, the durable reservation with its writer, writes, waits, failures and replay, observed IDs, and where the shards come from with the etcd lease''s state; for pg_monitor';
 COMMENT ON FUNCTION snowflake_streams() IS 'a row per ID stream that issued a value since start: its last value and its lead over the system clock; for pg_monitor';

@@ -1,0 +1,143 @@
+-- The sno type (github.com/muyo/sno) and xid_decode (github.com/rs/xid): text and binary I/O,
+-- casts, ordering, indexes, the decoders, and every bad input. The vectors were made by the
+-- reference implementations (sno a543713, Debian's rs/xid); see test/unit/sno_test.cpp.
+SET timezone = 'UTC';
+
+SELECT typlen, typbyval, typalign, typstorage FROM pg_type WHERE typname = 'sno';
+
+-- the reference's IDs decoded field for field: NewWithTime at 2020-02-29 12:34:56.789 (meta
+-- 200, partition 65000), at the epoch and at the last unit; its test's three; the tick bit
+SELECT v AS sno, v::sno::text = v AS text_back, encode(v::sno::bytea, 'hex') AS bytes, d.*,
+       sno_timestamp(v::sno) = d.ts AS same_ts
+  FROM unnest(ARRAY['6ncg4s4cr5wwi222', '2222222225wwi223', 'xxxxxxxwxxwwi224',
+                    '2222222222222222', 'brpk4q72xwf2m63l', 'xxxxxxxxxxxxxxxx',
+                    '2222222322222222']) WITH ORDINALITY AS t(v, n),
+       LATERAL sno_decode(v::sno) d
+ ORDER BY n;
+SELECT pg_column_size('brpk4q72xwf2m63l'::sno) AS bytes,
+       '\x4e6f2160a0ff9a0a1033'::bytea::sno AS from_bytes,
+       sno_send('brpk4q72xwf2m63l') = '\x4e6f2160a0ff9a0a1033'::bytea AS send_is_bytes;
+
+-- ordering: text order (C collation) = byte order = the type's sort order, over IDs that
+-- differ in each of the 80 bits and on either side of each bit
+CREATE TEMP TABLE ids AS
+  SELECT (set_byte('\x00000000000000000000'::bytea, b / 8, 128 >> (b % 8)))::sno AS id
+    FROM generate_series(0, 79) b
+  UNION ALL
+  SELECT (set_byte('\xffffffffffffffffffff'::bytea, b / 8, 255 - (128 >> (b % 8))))::sno
+    FROM generate_series(0, 79) b
+  UNION ALL SELECT '2222222222222222' UNION ALL SELECT 'xxxxxxxxxxxxxxxx';
+SELECT count(*) AS ids,
+       (SELECT array_agg(id ORDER BY id) FROM ids)
+         = (SELECT array_agg(id ORDER BY id::text COLLATE "C") FROM ids) AS text_order,
+       (SELECT array_agg(id ORDER BY id) FROM ids)
+         = (SELECT array_agg(id ORDER BY id::bytea) FROM ids) AS byte_order
+  FROM ids;
+SELECT count(*) FILTER (WHERE (a.id < b.id) <> (a.id::bytea < b.id::bytea)) AS lt_wrong,
+       count(*) FILTER (WHERE (a.id <= b.id) <> (a.id::bytea <= b.id::bytea)) AS le_wrong,
+       count(*) FILTER (WHERE (a.id = b.id) <> (a.id::bytea = b.id::bytea)) AS eq_wrong,
+       count(*) FILTER (WHERE (a.id <> b.id) <> (a.id::bytea <> b.id::bytea)) AS ne_wrong,
+       count(*) FILTER (WHERE (a.id >= b.id) <> (a.id::bytea >= b.id::bytea)) AS ge_wrong,
+       count(*) FILTER (WHERE (a.id > b.id) <> (a.id::bytea > b.id::bytea)) AS gt_wrong,
+       count(*) FILTER (WHERE sign(sno_cmp(a.id, b.id))
+                            <> CASE WHEN a.id::bytea < b.id::bytea THEN -1
+                                    WHEN a.id::bytea > b.id::bytea THEN 1 ELSE 0 END) AS cmp_wrong
+  FROM ids a, ids b;
+
+-- sno_at: the lowest sno of the 4 ms unit, its edges, and an index range scan
+SELECT t, sno_at(t::timestamptz) AS at, sno_timestamp(sno_at(t::timestamptz)) AS unit
+  FROM unnest(ARRAY['2010-01-01 00:00:00+00', '2010-01-01 00:00:00.003999+00',
+                    '2010-01-01 00:00:00.004+00', '2020-02-29 12:34:56.789+00',
+                    '2079-09-07 15:47:35.551999+00']) t;
+SELECT sno_at('2020-02-29 12:34:56.789+00') < '6ncg4s4cr5wwi222'::sno AS below_reference,
+       sno_at('2020-02-29 12:34:56.792+00') > '6ncg4s4cr5wwi222'::sno AS next_unit_above;
+CREATE TEMP TABLE items (id sno PRIMARY KEY, n int);
+-- a sno a second since 2024-01-01, meta n % 256, partition n, sequence n
+INSERT INTO items
+  SELECT (substr(sno_at('2024-01-01 00:00:00+00'::timestamptz + n * interval '1 second')::bytea, 1, 5)
+          || set_byte(set_byte(set_byte(set_byte(set_byte('\x0000000000'::bytea,
+               0, n % 256), 1, n >> 8), 2, n % 256), 3, n >> 8), 4, n % 256))::sno, n
+    FROM generate_series(1, 20000) n;
+ANALYZE items;
+SET enable_seqscan = off;
+EXPLAIN (COSTS OFF) SELECT n FROM items WHERE id >= sno_at('2024-01-01 05:00:00+00');
+SELECT count(*) AS rows, min(n), max(n), min(sno_timestamp(id)) AS first
+  FROM items WHERE id >= sno_at('2024-01-01 05:00:00+00');
+RESET enable_seqscan;
+SELECT count(*) AS decoded_right FROM items, sno_decode(id) d
+ WHERE d.ts = '2024-01-01 00:00:00+00'::timestamptz + n * interval '1 second'
+   AND d.meta = n % 256 AND d.partition = n AND d.sequence = n AND NOT d.tick;
+-- hashing agrees with equality: a hash join and a hash index
+SET enable_mergejoin = off;
+SET enable_nestloop = off;
+SELECT count(*) AS hash_joined FROM items a JOIN items b ON a.id::text::sno = b.id;
+RESET enable_mergejoin;
+RESET enable_nestloop;
+CREATE INDEX ON items USING hash (id);
+SELECT count(DISTINCT sno_hash(id)) > 19990 AS spread,
+       bool_and(sno_hash_extended(id, 0) & 4294967295 = sno_hash(id)::bigint & 4294967295) AS seed0
+  FROM items;
+
+-- binary COPY out and in
+\getenv abs_builddir PG_ABS_BUILDDIR
+\set datafile :abs_builddir '/results/sno.data'
+COPY items TO :'datafile' (FORMAT binary);
+CREATE TEMP TABLE items_copy (id sno, n int);
+COPY items_copy FROM :'datafile' (FORMAT binary);
+SELECT count(*) AS copied_equal FROM items JOIN items_copy USING (id, n);
+DROP TABLE items, items_copy, ids;
+
+-- bad input: 22P02 naming the length or the character and its position; 22008 for times
+SELECT '6ncg4s4cr5wwi22'::sno;
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+SELECT '6ncg4s4cr5wwi2222'::sno;
+SELECT ''::sno;
+SELECT '6ncg4s4cr5wwi22y'::sno;
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+SELECT '6ncG4s4cr5wwi222'::sno;
+SELECT '1ncg4s4cr5wwi222'::sno;
+SELECT '6ncg4s4c 5wwi222'::sno;
+SELECT '\x4e6f2160a0ff9a0a10'::bytea::sno;
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+SELECT '\x4e6f2160a0ff9a0a103300'::bytea::sno;
+SELECT sno_at('2009-12-31 23:59:59.999+00');
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+SELECT sno_at('2079-09-07 15:47:35.552+00');
+SELECT sno_at('infinity');
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+-- soft errors: whether the text is a sno, without an error (pg_input_is_valid from 16; on 15,
+-- which has no soft errors, the same question answered by catching the error)
+CREATE FUNCTION pg_temp.valid(t text) RETURNS boolean LANGUAGE plpgsql AS $$
+BEGIN
+  IF current_setting('server_version_num')::int >= 160000 THEN
+    RETURN (SELECT r FROM (SELECT pg_input_is_valid(t, 'sno') AS r) s);
+  END IF;
+  BEGIN
+    PERFORM t::sno;
+    RETURN true;
+  EXCEPTION WHEN invalid_text_representation THEN
+    RETURN false;
+  END;
+END $$;
+SELECT t, pg_temp.valid(t) FROM unnest(ARRAY['6ncg4s4cr5wwi222', '6ncg4s4cr5wwi22',
+                                             '6ncg4s4cr5wwi22z']) t;
+
+-- xid: rs/xid's test vectors (id_test.go) and the largest, as text and as bytes
+SELECT v AS xid, d.*
+  FROM unnest(ARRAY['9m4e2mr0ui3e8a215n4g', '00000000000000000000', '0000005anf6drrg0000g',
+                    'vvvvvvvvvvvvvvvvvvvg']) WITH ORDINALITY AS t(v, n),
+       LATERAL xid_decode(v) d
+ ORDER BY n;
+SELECT d.* FROM xid_decode('\x4d88e15b60f486e428412dc9'::bytea) d;
+SELECT xid_decode('\x00000000aabbccddee000001'::bytea) = xid_decode('0000005anf6drrg0000g') AS same;
+SELECT xid_decode('9m4e2mr0ui3e8a215n4');
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+SELECT xid_decode('9m4e2mr0ui3e8a215n4gg');
+SELECT xid_decode('9m4e2mr0ui3e8a215n4w');
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+SELECT xid_decode('9M4e2mr0ui3e8a215n4g');
+SELECT xid_decode('9m4e2mr0ui3e8a215n4h');
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+SELECT xid_decode('\x4d88e15b60f486e428412d'::bytea);
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+SELECT xid_decode(''::bytea);

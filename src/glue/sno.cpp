@@ -1,0 +1,209 @@
+// The sno type: 10 bytes, no header; text I/O in sno's base32, binary I/O, comparison,
+// hashing, sort support, casts to and from bytea, and the decoders. Also xid_decode, rs/xid
+// being the design sno grew from.
+#include "core/sno_codec.hpp"
+#include "core/xid_codec.hpp"
+
+#include "glue/snowflake.hpp"
+#include "glue/timestamps.hpp"
+
+extern "C" {
+#include "common/hashfn.h"
+#include "lib/stringinfo.h"
+#include "libpq/pqformat.h"
+#include "utils/builtins.h"
+#include "utils/sortsupport.h"
+}
+
+namespace {
+
+using namespace snowflake;
+using namespace snowflake::glue;
+
+struct Sno {
+  uint8_t data[sno::kBytes];
+};
+static_assert(sizeof(Sno) == sno::kBytes, "sno is 10 bytes");
+
+inline const uint8_t *arg_sno(FunctionCallInfo fcinfo, int n) {
+  return reinterpret_cast<const Sno *>(DatumGetPointer(PG_GETARG_DATUM(n)))->data;
+}
+
+inline Datum sno_datum(const uint8_t bytes[sno::kBytes]) {
+  Sno *s = static_cast<Sno *>(palloc(sizeof(Sno)));
+  std::memcpy(s->data, bytes, sno::kBytes);
+  return PointerGetDatum(s);
+}
+
+inline int cmp(FunctionCallInfo fcinfo) {
+  return std::memcmp(arg_sno(fcinfo, 0), arg_sno(fcinfo, 1), sno::kBytes);
+}
+
+int fast_cmp(Datum a, Datum b, SortSupport) {
+  return std::memcmp(DatumGetPointer(a), DatumGetPointer(b), sno::kBytes);
+}
+
+Datum bytea_datum(const uint8_t *bytes, size_t len) {
+  bytea *out = static_cast<bytea *>(palloc(VARHDRSZ + len));
+  SET_VARSIZE(out, VARHDRSZ + len);
+  std::memcpy(VARDATA(out), bytes, len);
+  return PointerGetDatum(out);
+}
+
+// A character for a message: printable ASCII as itself, anything else as its byte's value.
+const char *shown(char c, char buf[8]) {
+  const unsigned char u = static_cast<unsigned char>(c);
+  if (u > 0x20 && u < 0x7f)
+    snprintf(buf, 8, "\"%c\"", c);
+  else
+    snprintf(buf, 8, "0x%02x", u);
+  return buf;
+}
+
+[[noreturn]] pg_noinline void raise_bad_xid(const text *in, const xid::TextParse &p) {
+  const char *s = VARDATA_ANY(in);
+  const size_t len = VARSIZE_ANY_EXHDR(in);
+  char c[8];
+  if (p.status == xid::TextParse::kBadLength)
+    ereport(ERROR, (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+                    errmsg("invalid input syntax for an xid: \"%s\"", text_to_cstring(in)),
+                    errdetail("An xid is %zu characters, not %zu.", xid::kTextLen, len)));
+  else if (p.status == xid::TextParse::kBadCharacter)
+    ereport(ERROR, (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+                    errmsg("invalid input syntax for an xid: \"%s\"", text_to_cstring(in)),
+                    errdetail("Character %s at position %zu is not one of 0-9 and a-v (lower "
+                              "case).",
+                              shown(s[p.position], c), p.position + 1)));
+  else
+    ereport(ERROR, (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+                    errmsg("invalid input syntax for an xid: \"%s\"", text_to_cstring(in)),
+                    errdetail("Character %s at position %zu is not 0 or g: the last character "
+                              "of an xid carries 1 bit.",
+                              shown(s[p.position], c), p.position + 1)));
+  pg_unreachable();
+}
+
+Datum xid_record(FunctionCallInfo fcinfo, const uint8_t id[xid::kBytes]) {
+  const Datum values[4] = {
+      TimestampTzGetDatum(unix_ms_to_timestamptz(int64_t{xid::unix_s(id)} * 1000)),
+      bytea_datum(id + xid::kMachineOffset, xid::kMachineBytes), Int32GetDatum(xid::pid(id)),
+      Int32GetDatum(static_cast<int32>(xid::counter(id)))};
+  return out_record(fcinfo, values, 4);
+}
+
+}  // namespace
+
+SNOWFLAKE_FUNCTION(sno_in) {
+  const char *text = PG_GETARG_CSTRING(0);
+  const size_t len = std::strlen(text);
+  uint8_t bytes[sno::kBytes];
+  const sno::TextParse p = sno::decode(text, len, bytes);
+  if (unlikely(p.status == sno::TextParse::kBadLength))
+    SNOWFLAKE_ERETURN(fcinfo->context, (Datum)0,
+                      (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+                       errmsg("invalid input syntax for type %s: \"%s\"", "sno", text),
+                       errdetail("A sno is %zu characters, not %zu.", sno::kTextLen, len)));
+  if (unlikely(p.status == sno::TextParse::kBadCharacter)) {
+    char c[8];
+    SNOWFLAKE_ERETURN(fcinfo->context, (Datum)0,
+                      (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+                       errmsg("invalid input syntax for type %s: \"%s\"", "sno", text),
+                       errdetail("Character %s at position %zu is not one of 2-9 and a-x "
+                                 "(lower case).",
+                                 shown(text[p.position], c), p.position + 1)));
+  }
+  return sno_datum(bytes);
+}
+
+SNOWFLAKE_FUNCTION(sno_out) {
+  char *text = static_cast<char *>(palloc(sno::kTextLen + 1));
+  sno::encode(arg_sno(fcinfo, 0), text);
+  text[sno::kTextLen] = '\0';
+  PG_RETURN_CSTRING(text);
+}
+
+SNOWFLAKE_FUNCTION(sno_recv) {
+  StringInfo buf = reinterpret_cast<StringInfo>(PG_GETARG_POINTER(0));
+  return sno_datum(reinterpret_cast<const uint8_t *>(pq_getmsgbytes(buf, sno::kBytes)));
+}
+
+SNOWFLAKE_FUNCTION(sno_send) {
+  StringInfoData buf;
+  pq_begintypsend(&buf);
+  pq_sendbytes(&buf, reinterpret_cast<const char *>(arg_sno(fcinfo, 0)), sno::kBytes);
+  PG_RETURN_BYTEA_P(pq_endtypsend(&buf));
+}
+
+SNOWFLAKE_FUNCTION(sno_cmp) { return Int32GetDatum(cmp(fcinfo)); }
+SNOWFLAKE_FUNCTION(sno_eq) { return BoolGetDatum(cmp(fcinfo) == 0); }
+SNOWFLAKE_FUNCTION(sno_ne) { return BoolGetDatum(cmp(fcinfo) != 0); }
+SNOWFLAKE_FUNCTION(sno_lt) { return BoolGetDatum(cmp(fcinfo) < 0); }
+SNOWFLAKE_FUNCTION(sno_le) { return BoolGetDatum(cmp(fcinfo) <= 0); }
+SNOWFLAKE_FUNCTION(sno_gt) { return BoolGetDatum(cmp(fcinfo) > 0); }
+SNOWFLAKE_FUNCTION(sno_ge) { return BoolGetDatum(cmp(fcinfo) >= 0); }
+
+SNOWFLAKE_FUNCTION(sno_sortsupport) {
+  SortSupport ssup = reinterpret_cast<SortSupport>(PG_GETARG_POINTER(0));
+  ssup->comparator = fast_cmp;
+  PG_RETURN_VOID();
+}
+
+SNOWFLAKE_FUNCTION(sno_hash) { return hash_any(arg_sno(fcinfo, 0), sno::kBytes); }
+
+SNOWFLAKE_FUNCTION(sno_hash_extended) {
+  return hash_any_extended(arg_sno(fcinfo, 0), sno::kBytes, PG_GETARG_INT64(1));
+}
+
+SNOWFLAKE_FUNCTION(sno_to_bytea) { return bytea_datum(arg_sno(fcinfo, 0), sno::kBytes); }
+
+SNOWFLAKE_FUNCTION(bytea_to_sno) {
+  const bytea *in = PG_GETARG_BYTEA_PP(0);
+  const size_t len = VARSIZE_ANY_EXHDR(in);
+  if (len != sno::kBytes)
+    ereport(ERROR, (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+                    errmsg("invalid length for a sno: %zu bytes", len),
+                    errdetail("A sno is %zu bytes.", sno::kBytes)));
+  return sno_datum(reinterpret_cast<const uint8_t *>(VARDATA_ANY(in)));
+}
+
+SNOWFLAKE_FUNCTION(sno_decode) {
+  const sno::Fields f = sno::fields(arg_sno(fcinfo, 0));
+  const Datum values[5] = {
+      TimestampTzGetDatum(unix_ms_to_timestamptz(sno::units_to_unix_ms(f.units))),
+      Int32GetDatum(f.meta), Int32GetDatum(f.partition), Int32GetDatum(f.sequence),
+      BoolGetDatum(f.tick)};
+  return out_record(fcinfo, values, 5);
+}
+
+SNOWFLAKE_FUNCTION(sno_timestamp) {
+  return TimestampTzGetDatum(
+      unix_ms_to_timestamptz(sno::units_to_unix_ms(sno::fields(arg_sno(fcinfo, 0)).units)));
+}
+
+SNOWFLAKE_FUNCTION(sno_at) {
+  uint8_t bytes[sno::kBytes];
+  if (!sno::at_unix_ms(timestamptz_to_unix_ms(PG_GETARG_TIMESTAMPTZ(0)), bytes))
+    ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+                    errmsg("timestamp is outside the range of sno IDs"),
+                    errdetail("sno IDs cover 2010-01-01 00:00:00 UTC to 2079-09-07 "
+                              "15:47:35.551 UTC, in 4 ms units.")));
+  return sno_datum(bytes);
+}
+
+SNOWFLAKE_FUNCTION(xid_decode_text) {
+  const text *in = PG_GETARG_TEXT_PP(0);
+  uint8_t id[xid::kBytes];
+  const xid::TextParse p = xid::decode(VARDATA_ANY(in), VARSIZE_ANY_EXHDR(in), id);
+  if (p.status != xid::TextParse::kOk) raise_bad_xid(in, p);
+  return xid_record(fcinfo, id);
+}
+
+SNOWFLAKE_FUNCTION(xid_decode_bytea) {
+  const bytea *in = PG_GETARG_BYTEA_PP(0);
+  const size_t len = VARSIZE_ANY_EXHDR(in);
+  if (len != xid::kBytes)
+    ereport(ERROR, (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+                    errmsg("invalid length for an xid: %zu bytes", len),
+                    errdetail("An xid is %zu bytes.", xid::kBytes)));
+  return xid_record(fcinfo, reinterpret_cast<const uint8_t *>(VARDATA_ANY(in)));
+}
