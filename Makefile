@@ -121,10 +121,11 @@ bench/core_costs: bench/core_costs.cpp src/core/chacha.cpp src/core/id128.cpp $(
 		bench/core_costs.cpp \
 		src/core/chacha.cpp src/core/id128.cpp
 
-# libFuzzer over the ULID, TypeID, ObjectId and KSUID parsers and the decoders, with ASan and UBSan (clang). A short run
+# libFuzzer over the ULID, TypeID, ObjectId, KSUID, sno and xid parsers and the decoders, with ASan and UBSan (clang). A short run
 # by default; FUZZ_SECONDS=600 for the documented long run.
 FUZZ_SECONDS ?= 30
-FUZZ_SRCS = src/core/ulid_codec.cpp src/core/foreign_codec.cpp src/core/typeid_codec.cpp
+FUZZ_SRCS = src/core/ulid_codec.cpp src/core/foreign_codec.cpp src/core/typeid_codec.cpp \
+	src/core/sno_codec.cpp src/core/xid_codec.cpp
 test/fuzz/fuzz_core: test/fuzz/fuzz_core.cpp $(FUZZ_SRCS) $(wildcard src/core/*.hpp)
 	clang++ -std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 		-Isrc -o $@ test/fuzz/fuzz_core.cpp $(FUZZ_SRCS)
