@@ -207,6 +207,10 @@ class ServerHost : public LeaseHost {
     const int64_t ns = clock_peek(state_.clock, read_clock(CLOCK_MONOTONIC));
     return ns > 0 ? static_cast<uint64_t>(ns / 1000000) : 0;
   }
+  uint64_t wall_unix_ms() override {
+    const int64_t ns = read_clock(CLOCK_REALTIME);
+    return ns > 0 ? static_cast<uint64_t>(ns / 1000000) : 0;
+  }
   uint64_t needed_unix_ms() override {
     return state_.reservation.requested_unix_ms.load(std::memory_order_acquire);
   }
@@ -353,6 +357,8 @@ void run(SharedState &state) {
       long timeout_ms = 1000;
       if (!problem.empty()) {
         publish_text(store.endpoint(), problem);
+        // No lease can come: calls refuse at once instead of waiting reservation_timeout.
+        if (slot.word.load() == 0) slot.failed_attempts.fetch_add(1);
       } else {
         const int64_t next = machine.step(store);
         const int64_t now = read_clock(CLOCK_MONOTONIC);
@@ -379,8 +385,9 @@ void run(SharedState &state) {
   try {
     machine.stop(store, word == 0 ? 0 : range_high_ms(state, word));
     publish_text(store.endpoint(), machine.last_error());
-    // Revoked (or tried: one etcd did not hear of ends at its TTL): nothing to take back.
-    remember_lease(file_first, 0);
+    // Revoked: nothing to take back. A revoke that failed leaves the lease in the slot and
+    // the file, for the next worker (or the next start of this postmaster) to take back.
+    remember_lease(file_first, slot.lease_id.load());
   } catch (...) {
     // The lease stays remembered: the next worker takes it back.
   }
