@@ -180,16 +180,25 @@ json txn_kvs(const json &j, size_t i) {
              : json::array();
 }
 
-// How many of the owner keys carry lease, and how many another.
-void count_owners(const json &kvs, int64_t lease, uint32_t *ours, uint32_t *others) {
+// How many of the owner keys carry lease, and how many another; *foreign, how many carry
+// lease but name another holder than holder (when holder is not empty: the value is read).
+void count_owners(const json &kvs, int64_t lease, const std::string &holder, uint32_t *ours,
+                  uint32_t *others, uint32_t *foreign = nullptr) {
   *ours = *others = 0;
+  if (foreign != nullptr) *foreign = 0;
   if (!kvs.is_array()) return;
   for (const json &kv : kvs) {
     int64_t owner = 0;
-    if (kv.is_object() && json_int(kv, "lease", &owner) && owner == lease)
+    if (kv.is_object() && json_int(kv, "lease", &owner) && owner == lease) {
       ++*ours;
-    else
+      std::string value;
+      if (foreign != nullptr &&
+          !(kv.contains("value") && kv["value"].is_string() &&
+            base64_decode(kv["value"].get<std::string>(), &value) && value == holder))
+        ++*foreign;
+    } else {
       ++*others;
+    }
   }
 }
 
@@ -244,8 +253,15 @@ StoreResult EtcdStore::acquire(int64_t lease, uint32_t first, uint32_t count, in
   } else {
     // Taken; or ours already: by this very claim whose answer was lost on the way, or by the
     // lease a previous worker of this server held.
-    uint32_t ours = 0, others = 0;
-    count_owners(txn_kvs(j, 0), lease, &ours, &others);
+    uint32_t ours = 0, others = 0, foreign = 0;
+    count_owners(txn_kvs(j, 0), lease, holder_, &ours, &others, &foreign);
+    // Our lease's id on keys that name another holder: etcd granted that id again (a member
+    // restarted with its clock behind), and the lease is another server's. Not ours to take
+    // back, nor to revoke: forgotten.
+    if (foreign != 0)
+      return {StoreStatus::kLost, "lease " + lease_text(lease) +
+                                      " holds shards in etcd under another holder's name: "
+                                      "forgotten, not taken back"};
     if (ours != count) return StoreResult::taken();
     marks = txn_kvs(j, 1);
   }
@@ -305,7 +321,7 @@ StoreResult EtcdStore::mark(int64_t lease, uint32_t first, uint32_t count, Store
     return StoreResult::ok();
   }
   uint32_t ours = 0, others = 0;
-  count_owners(txn_kvs(j, 0), lease, &ours, &others);
+  count_owners(txn_kvs(j, 0), lease, holder_, &ours, &others);
   if (ours != count) return StoreResult::lost();
   StoredMark stored;
   if (!fold_marks(txn_kvs(j, 1), &stored))

@@ -129,6 +129,10 @@ LeaseMachine::LeaseMachine(LeaseSlot &slot, LeaseHost &host, const LeaseSettings
       lease_(known_lease),
       lease_checked_(known_lease == 0) {
   slot_.lease_id.store(known_lease);
+  // A new machine holds no range: a range a previous worker published (its deadline closed
+  // when it exited) is no longer one, so that calls read a lease being taken back, and wait.
+  slot_.deadline_mono_ns.store(0, std::memory_order_seq_cst);
+  slot_.word.store(0, std::memory_order_seq_cst);
 }
 
 void LeaseMachine::set_lease(int64_t lease) noexcept {
@@ -296,8 +300,12 @@ void LeaseMachine::acquire(LeaseStore &store) {
     r = store.acquire(lease_, static_cast<uint32_t>(first), settings_.count, listed, &mark);
     if (r.status == StoreStatus::kTaken) continue;
     if (r.status == StoreStatus::kLost) {
+      // Gone, or not this server's: forgotten, never revoked.
       set_lease(0);
-      fail(StoreResult::failed("the lease expired in etcd before a range was claimed"));
+      fail(StoreResult::failed(r.error.empty()
+                                   ? std::string("the lease expired in etcd before a range was "
+                                                 "claimed")
+                                   : r.error));
       return;
     }
     if (r.status != StoreStatus::kOk) {

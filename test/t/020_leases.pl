@@ -396,6 +396,27 @@ like(log_since($once, $log_at), qr/snowflake lease worker stopped on an ERROR at
 	'the log says why the worker stopped');
 ok(defined within(40, $works), 'the restarted worker leases the shard again');
 
+# A worker that ends without its stop and with no crash-restart (the test hook's exit at a
+# reload): the lease stays in shared memory, and the next worker takes it back.
+{
+	my $lease_before = $owner_lease->();
+	my $before = $once->safe_psql('postgres', 'SELECT snowflake()');
+	my $flag = $once->data_dir . '/snowflake_test_exit_at_reload';
+	open(my $fh, '>', $flag) or die "$flag: $!";
+	close $fh;
+	$log_at = -s $once->logfile;
+	$once->reload;
+	ok( defined within(15, sub {
+				log_since($once, $log_at) =~ /snowflake takes back the lease \d+ it held before the restart of its lease worker/;
+			}),
+		'a lease worker that exits without its stop is started again, and takes its lease back');
+	unlink $flag or die "$flag: $!";
+	ok(defined within(15, $works), 'and snowflake() works again');
+	is($owner_lease->(), $lease_before, 'on the same lease, renewed');
+	unlike(log_since($once, $log_at), qr/terminating any other active server processes/, 'with no crash-restart');
+	ok($once->safe_psql('postgres', "SELECT snowflake() > $before"), 'IDs go on above the ones before');
+}
+
 foreach my $victim ('the lease worker', 'a backend')
 {
 	my $before = $once->safe_psql('postgres', 'SELECT snowflake()');

@@ -463,3 +463,29 @@ TEST(EtcdStore, AClaimLandingBeforeALaterOneMakesItsRangeTheOneTaken) {
   EXPECT_EQ(lease_word_first(slot.word.load()), 0u);
   EXPECT_EQ(etcd.kvs.count(etcd_owner_key("/snowflake", 1)), 0u) << "shard 1 is pinned too";
 }
+
+TEST(EtcdStore, ALeaseIdOnAnotherHoldersKeysIsNotTakenBack) {
+  FakeEtcd etcd;
+  // etcd granted "our" lease id again, to another server (a member restarted with its clock
+  // behind): its owner key of shard 3 names that server.
+  const int64_t lease = etcd.next_lease++;
+  etcd.leases.insert(lease);
+  etcd.put(etcd_owner_key("/snowflake", 3), R"({"host":"db2","port":5432})", lease);
+  EtcdStore store(fake_settings(), etcd);
+  StoredMark mark;
+  const StoreResult r = store.acquire(lease, 3, 1, etcd.revision, &mark);
+  EXPECT_EQ(r.status, StoreStatus::kLost);
+  EXPECT_NE(r.error.find("another holder"), std::string::npos) << r.error;
+  // A worker restarted with that id as its known lease: it forgets it, without revoking it,
+  // and leases a shard of its own.
+  FakeHost host;
+  LeaseSlot slot;
+  slot.init();
+  LeaseMachine machine(slot, host, pool(3, 4), -1, lease);
+  for (int i = 0; i < 3 && slot.word.load() == 0; ++i) host.now = machine.step(store);
+  ASSERT_EQ(static_cast<LeaseState>(slot.state.load()), LeaseState::kHeld) << machine.last_error();
+  EXPECT_EQ(lease_word_first(slot.word.load()), 4u) << "the other server's shard was taken";
+  EXPECT_NE(machine.lease(), lease);
+  EXPECT_EQ(etcd.leases.count(lease), 1u);  // not revoked: it is the other server's
+  EXPECT_EQ(etcd.kvs[etcd_owner_key("/snowflake", 3)].lease, lease);
+}

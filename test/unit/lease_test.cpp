@@ -724,15 +724,17 @@ TEST(Lease, CallsWaitForAFirstLeaseOnlyUntilAnAttemptFails) {
   b.step();
   EXPECT_EQ(b.slot.word.load(), 0u);
   EXPECT_FALSE(b.slot.worth_waiting(store.now));
-  // A restarted worker taking a's lease back (taken counted before, in shared memory): calls
-  // wait for it, the range comes back in one pass.
+  // a's worker restarts on the same shared memory (its range still published, the deadline
+  // closed when it exited) and takes its lease back: calls wait for it, the range comes back
+  // in one pass.
   const int64_t lease = a.machine->lease();
-  Server again(store, settings(0, 0), 0, -1, lease);
-  again.slot.taken.store(1);
-  again.slot.state.store(static_cast<int>(LeaseState::kAcquiring));
-  EXPECT_TRUE(again.slot.worth_waiting(store.now));
-  again.step();
-  EXPECT_EQ(again.state(), LeaseState::kHeld);
+  a.slot.deadline_mono_ns.store(0);
+  a.machine = std::make_unique<LeaseMachine>(a.slot, a, settings(0, 0), -1, lease);
+  a.slot.state.store(static_cast<int>(LeaseState::kAcquiring));
+  EXPECT_TRUE(a.slot.worth_waiting(store.now));
+  a.step();
+  EXPECT_EQ(a.state(), LeaseState::kHeld);
+  EXPECT_EQ(a.machine->lease(), lease);
 }
 
 TEST(Lease, ALeaseWhoseRevokeFailedIsKeptForTheNextWorker) {
