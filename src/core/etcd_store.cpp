@@ -114,7 +114,9 @@ json kvs_of(const std::string &body) {
 
 }  // namespace
 
-StoreResult EtcdStore::held(uint32_t low, uint32_t high, std::vector<ShardOwner> *owners) try {
+StoreResult EtcdStore::held(uint32_t low, uint32_t high, std::vector<ShardOwner> *owners,
+                            int64_t *revision) try {
+  *revision = 0;
   const std::string head = prefix_ + "/owner/";
   const std::string to = etcd_owner_key(prefix_, high + 1);
   std::string from = etcd_owner_key(prefix_, low);
@@ -143,6 +145,9 @@ StoreResult EtcdStore::held(uint32_t low, uint32_t high, std::vector<ShardOwner>
       owners->push_back({static_cast<uint32_t>(std::stoul(digits)), lease});
     }
     const json j = parse_first(body);
+    // The first page's: a claim of this lease after it fences the claim chosen from the list.
+    if (page == 0 && j.contains("header") && j["header"].is_object())
+      (void)json_int(j["header"], "revision", revision);
     if (!j.value("more", false)) break;
     if (last.empty())
       return StoreResult::failed("range of owner keys: more, but no key, in etcd's answer");
@@ -175,16 +180,25 @@ json txn_kvs(const json &j, size_t i) {
              : json::array();
 }
 
-// How many of the owner keys carry lease, and how many another.
-void count_owners(const json &kvs, int64_t lease, uint32_t *ours, uint32_t *others) {
+// How many of the owner keys carry lease, and how many another; *foreign, how many carry
+// lease but name another holder than holder (when holder is not empty: the value is read).
+void count_owners(const json &kvs, int64_t lease, const std::string &holder, uint32_t *ours,
+                  uint32_t *others, uint32_t *foreign = nullptr) {
   *ours = *others = 0;
+  if (foreign != nullptr) *foreign = 0;
   if (!kvs.is_array()) return;
   for (const json &kv : kvs) {
     int64_t owner = 0;
-    if (kv.is_object() && json_int(kv, "lease", &owner) && owner == lease)
+    if (kv.is_object() && json_int(kv, "lease", &owner) && owner == lease) {
       ++*ours;
-    else
+      std::string value;
+      if (foreign != nullptr &&
+          !(kv.contains("value") && kv["value"].is_string() &&
+            base64_decode(kv["value"].get<std::string>(), &value) && value == holder))
+        ++*foreign;
+    } else {
       ++*others;
+    }
   }
 }
 
@@ -200,7 +214,7 @@ json range_reads(const std::string &prefix, uint32_t first, uint32_t count) {
 
 }  // namespace
 
-StoreResult EtcdStore::acquire(int64_t lease, uint32_t first, uint32_t count,
+StoreResult EtcdStore::acquire(int64_t lease, uint32_t first, uint32_t count, int64_t listed,
                                StoredMark *mark) try {
   json compare = json::array(), success = json::array();
   const std::string holder = base64_encode(holder_);
@@ -210,6 +224,14 @@ StoreResult EtcdStore::acquire(int64_t lease, uint32_t first, uint32_t count,
     success.push_back(
         {{"request_put", {{"key", key}, {"value", holder}, {"lease", lease_text(lease)}}}});
   }
+  // No claim of this lease went through after the listing this one was chosen from.
+  const std::string claim = base64_encode(prefix_ + "/claim/" + lease_text(lease));
+  compare.push_back({{"key", claim},
+                     {"target", "MOD"},
+                     {"result", "LESS"},
+                     {"mod_revision", std::to_string(listed + 1)}});
+  success.push_back(
+      {{"request_put", {{"key", claim}, {"value", ""}, {"lease", lease_text(lease)}}}});
   success.push_back(range_reads(prefix_, first, count)[1]);
   const json req = {
       {"compare", compare}, {"success", success}, {"failure", range_reads(prefix_, first, count)}};
@@ -225,14 +247,21 @@ StoreResult EtcdStore::acquire(int64_t lease, uint32_t first, uint32_t count,
   json marks;
   if (j.value("succeeded", false)) {
     if (!j.contains("responses") || !j["responses"].is_array() ||
-        j["responses"].size() != count + 1)
+        j["responses"].size() != count + 2)
       return StoreResult::failed("claim of shards: etcd's answer has no range of marks");
-    marks = txn_kvs(j, count);
+    marks = txn_kvs(j, count + 1);
   } else {
     // Taken; or ours already: by this very claim whose answer was lost on the way, or by the
     // lease a previous worker of this server held.
-    uint32_t ours = 0, others = 0;
-    count_owners(txn_kvs(j, 0), lease, &ours, &others);
+    uint32_t ours = 0, others = 0, foreign = 0;
+    count_owners(txn_kvs(j, 0), lease, holder_, &ours, &others, &foreign);
+    // Our lease's id on keys that name another holder: etcd granted that id again (a member
+    // restarted with its clock behind), and the lease is another server's. Not ours to take
+    // back, nor to revoke: forgotten.
+    if (foreign != 0)
+      return {StoreStatus::kLost, "lease " + lease_text(lease) +
+                                      " holds shards in etcd under another holder's name: "
+                                      "forgotten, not taken back"};
     if (ours != count) return StoreResult::taken();
     marks = txn_kvs(j, 1);
   }
@@ -292,7 +321,7 @@ StoreResult EtcdStore::mark(int64_t lease, uint32_t first, uint32_t count, Store
     return StoreResult::ok();
   }
   uint32_t ours = 0, others = 0;
-  count_owners(txn_kvs(j, 0), lease, &ours, &others);
+  count_owners(txn_kvs(j, 0), lease, holder_, &ours, &others);
   if (ours != count) return StoreResult::lost();
   StoredMark stored;
   if (!fold_marks(txn_kvs(j, 1), &stored))

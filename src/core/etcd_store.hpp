@@ -5,11 +5,16 @@
 //   PREFIX/owner/NNNN  tied to the holder's lease (etcd deletes it with the lease); its value
 //                      names the holder, for operators
 //   PREFIX/mark/NNNN   no lease: no ID of the shard reached this time ({"unix_ms","epoch_ms"})
+//   PREFIX/claim/LEASE tied to the lease (LEASE in decimal), put by every claim of it: its
+//                      mod_revision fences claims as the marks' fence mark writes
 // The three rules of lease.hpp, as transactions: a claim compares create_revision 0 of every
-// owner key; a mark write compares the lease of every owner key and the mod_revision of every
-// mark key against the revision the marks were last read or written at; a new holder reads the
-// marks in its claim. Nothing here throws: every failure is a StoreResult with etcd's or
-// libcurl's own words.
+// owner key, and the mod_revision of its lease's claim key below the revision of the owners'
+// listing it was chosen from, plus one (a claim whose answer was lost and that lands after a
+// later claim is refused; one that lands before it makes the later one fail, and the holder
+// finds the range it landed on among the owners and takes it); a mark write compares the lease of
+// every owner key and the mod_revision of every mark key against the revision the marks were last
+// read or written at; a new holder reads the marks in its claim. Nothing here throws: every failure
+// is a StoreResult with etcd's or libcurl's own words.
 #pragma once
 #include "core/pg_free.hpp"
 
@@ -42,8 +47,10 @@ class EtcdStore : public LeaseStore {
   const std::string &endpoint() const noexcept;
 
   StoreResult grant(int64_t ttl_s, int64_t *lease) override;
-  StoreResult held(uint32_t low, uint32_t high, std::vector<ShardOwner> *owners) override;
-  StoreResult acquire(int64_t lease, uint32_t first, uint32_t count, StoredMark *mark) override;
+  StoreResult held(uint32_t low, uint32_t high, std::vector<ShardOwner> *owners,
+                   int64_t *revision) override;
+  StoreResult acquire(int64_t lease, uint32_t first, uint32_t count, int64_t listed,
+                      StoredMark *mark) override;
   StoreResult renew(int64_t lease, int64_t *ttl_s) override;
   StoreResult mark(int64_t lease, uint32_t first, uint32_t count, StoredMark *mark) override;
   StoreResult release(int64_t lease) override;

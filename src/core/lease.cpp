@@ -129,6 +129,10 @@ LeaseMachine::LeaseMachine(LeaseSlot &slot, LeaseHost &host, const LeaseSettings
       lease_(known_lease),
       lease_checked_(known_lease == 0) {
   slot_.lease_id.store(known_lease);
+  // A new machine holds no range: a range a previous worker published (its deadline closed
+  // when it exited) is no longer one, so that calls read a lease being taken back, and wait.
+  slot_.deadline_mono_ns.store(0, std::memory_order_seq_cst);
+  slot_.word.store(0, std::memory_order_seq_cst);
 }
 
 void LeaseMachine::set_lease(int64_t lease) noexcept {
@@ -156,6 +160,8 @@ void LeaseMachine::fail(const StoreResult &r) {
   // Failing, until step() finds the deadline passed: it alone says the lease is lost.
   if (has_range_ && static_cast<LeaseState>(slot_.state.load()) == LeaseState::kHeld)
     set_state(LeaseState::kFailing);
+  // No range yet, and this attempt failed: calls stop waiting for one.
+  if (!has_range_) slot_.failed_attempts.fetch_add(1);
 }
 
 bool LeaseMachine::settle(const StoreResult &r) {
@@ -257,8 +263,9 @@ void LeaseMachine::acquire(LeaseStore &store) {
   // Another server may claim the range chosen between the look and the claim: look again.
   for (int attempt = 0; attempt < 8; ++attempt) {
     std::vector<ShardOwner> owners;
+    int64_t listed = 0;
     slot_.requests.fetch_add(1);
-    StoreResult r = store.held(settings_.pool_low, settings_.pool_high, &owners);
+    StoreResult r = store.held(settings_.pool_low, settings_.pool_high, &owners, &listed);
     if (r.status != StoreStatus::kOk) {
       fail(r);
       return;
@@ -290,11 +297,15 @@ void LeaseMachine::acquire(LeaseStore &store) {
     }
     StoredMark mark;
     slot_.requests.fetch_add(1);
-    r = store.acquire(lease_, static_cast<uint32_t>(first), settings_.count, &mark);
+    r = store.acquire(lease_, static_cast<uint32_t>(first), settings_.count, listed, &mark);
     if (r.status == StoreStatus::kTaken) continue;
     if (r.status == StoreStatus::kLost) {
+      // Gone, or not this server's: forgotten, never revoked.
       set_lease(0);
-      fail(StoreResult::failed("the lease expired in etcd before a range was claimed"));
+      fail(StoreResult::failed(r.error.empty()
+                                   ? std::string("the lease expired in etcd before a range was "
+                                                 "claimed")
+                                   : r.error));
       return;
     }
     if (r.status != StoreStatus::kOk) {
@@ -320,9 +331,11 @@ void LeaseMachine::acquire(LeaseStore &store) {
     }
     // The marks of a restored etcd may be older than IDs issued since its snapshot: the
     // operator's margin starts the range above them and above this server's clock.
+    // Over the wall clock, not the IDs' clock nor the mark: both carry the margin of a range
+    // this server took before, and would push IDs a further margin ahead at every new range.
     if (settings_.restore_margin_ms > 0)
-      mark.unix_ms = std::max(mark.unix_ms, host_.ids_unix_ms()) +
-                     static_cast<uint64_t>(settings_.restore_margin_ms);
+      mark.unix_ms = std::max(
+          mark.unix_ms, host_.wall_unix_ms() + static_cast<uint64_t>(settings_.restore_margin_ms));
     first_ = static_cast<uint32_t>(first);
     count_ = settings_.count;
     has_range_ = true;
@@ -334,15 +347,18 @@ void LeaseMachine::acquire(LeaseStore &store) {
     last_error_.clear();
     // Every ID from here on is at or above the mark, before any generator may issue.
     host_.taken(first_, count_, mark_ms_);
+    // Held before the range is published: a generator that finds it open never reads a state
+    // that says otherwise (it would refuse with SF001 on a lease just taken).
+    set_state(LeaseState::kHeld);
+    slot_.failed_attempts.store(0);
+    slot_.taken.fetch_add(1);
     const uint32_t generation = slot_.generation.fetch_add(1) + 1;
     slot_.mark_unix_ms.store(mark_ms_, std::memory_order_seq_cst);
     slot_.word.store(lease_word(generation, first_, count_), std::memory_order_seq_cst);
     slot_.expires_mono_ns.store(alive_sent_ns_ + settings_.ttl_ms * 1000000);
     slot_.deadline_mono_ns.store(alive_sent_ns_ + settings_.fail_after_ms * 1000000,
                                  std::memory_order_seq_cst);
-    slot_.taken.fetch_add(1);
     next_renew_ns_ = alive_sent_ns_ + settings_.renew_ms * 1000000;
-    set_state(LeaseState::kHeld);
     extend_mark(store);
     host_.changed();
     return;
@@ -459,11 +475,17 @@ void LeaseMachine::stop(LeaseStore &store, uint64_t high_unix_ms) {
     if (final_ms < mark_ms_ && write_mark(store, final_ms, true)) mark_ms_ = final_ms;
   }
   slot_.requests.fetch_add(1);
-  (void)store.release(lease_);
+  const StoreResult released = store.release(lease_);
   slot_.word.store(0, std::memory_order_seq_cst);
   slot_.expires_mono_ns.store(0);
   has_range_ = false;
-  set_lease(0);
+  // A revoke that failed leaves the lease and its range in etcd: kept (in the slot, and by the
+  // glue in snowflake.lease), the next worker takes them back rather than waiting lease_ttl.
+  // That is safe: the final mark is above every ID issued.
+  if (released.status == StoreStatus::kOk)
+    set_lease(0);
+  else
+    last_error_ = released.error;
   set_state(LeaseState::kNone);
 }
 

@@ -37,7 +37,8 @@ struct LeaseSettings {
   int64_t renew_ms = 10000;       // how often it is renewed
   int64_t fail_after_ms = 15000;  // with no renewal for this long, generation stops
   // After etcd lost acknowledged writes (a snapshot restored, --force-new-cluster): a range
-  // taken starts this far above the higher of its mark and the IDs' clock (0: at its mark).
+  // taken starts at or above the wall clock plus this, and at or above its mark (0: at its
+  // mark).
   int64_t restore_margin_ms = 0;
 };
 
@@ -85,6 +86,10 @@ struct alignas(64) LeaseSlot {
   // The last write of the mark failed (renewals may go through): IDs past the mark stored
   // wait for it, and SF001 must say that the mark is what failed.
   std::atomic<bool> mark_failing;
+  // Attempts to take a lease and a range that failed since a range was last taken (the
+  // machine's, and the worker's when its settings cannot work): a call then has nothing to
+  // wait for.
+  std::atomic<uint64_t> failed_attempts;
   std::atomic<void *> worker;  // the lease worker's latch; nullptr while none runs
   std::atomic<int> worker_pid;
 
@@ -100,6 +105,7 @@ struct alignas(64) LeaseSlot {
     generation.store(0);
     lease_id.store(0);
     mark_failing.store(false);
+    failed_attempts.store(0);
     worker.store(nullptr);
     worker_pid.store(0);
   }
@@ -114,6 +120,16 @@ struct alignas(64) LeaseSlot {
         !open_at(mono_ns))
       return LeaseState::kLost;
     return s;
+  }
+  // Whether a generator with no open lease (or a mark to extend) may wait for the worker:
+  // while a first lease is taken, or a known one taken back, with no attempt failed since; or
+  // while a lease is held and open (a mark extension in flight, which answers in
+  // milliseconds). Never once the deadline has passed, though the worker may still wait for
+  // a renewal's answer: cut off from etcd, every call would wait out the request's timeout.
+  bool worth_waiting(int64_t mono_ns) const noexcept {
+    if (word.load() != 0) return state_at(mono_ns) == LeaseState::kHeld && open_at(mono_ns);
+    if (failed_attempts.load() != 0) return false;
+    return taken.load() == 0 || lease_id.load() != 0;
   }
 };
 
@@ -155,13 +171,18 @@ class LeaseStore {
   // A new lease that lives ttl_s seconds from the store's receipt of each renewal.
   virtual StoreResult grant(int64_t ttl_s, int64_t *lease) = 0;
   // The shards of [low, high] that some lease holds now, and which lease (every one, however
-  // many: the store pages through them).
-  virtual StoreResult held(uint32_t low, uint32_t high, std::vector<ShardOwner> *owners) = 0;
+  // many: the store pages through them); *revision, the store's revision they were read at.
+  virtual StoreResult held(uint32_t low, uint32_t high, std::vector<ShardOwner> *owners,
+                           int64_t *revision) = 0;
   // Ties [first, first + count) to lease if none of it is held by another lease (kTaken
   // otherwise, kLost if the lease is gone), and reads the highest mark of the range and the
   // revision it was read at, in the same transaction. Shards this lease holds already (a
   // claim whose answer was lost, a lease taken back after a restart) are its own: kOk.
-  virtual StoreResult acquire(int64_t lease, uint32_t first, uint32_t count, StoredMark *mark) = 0;
+  // Fenced like a mark: kTaken too if another claim of this lease went through after listed
+  // (the revision of the owners it was chosen from), so that a claim sent earlier whose answer
+  // was lost can never land after a later one and pin a second range.
+  virtual StoreResult acquire(int64_t lease, uint32_t first, uint32_t count, int64_t listed,
+                              StoredMark *mark) = 0;
   // Renews the lease (kLost if it is gone); *ttl_s is what the store gives it from now.
   virtual StoreResult renew(int64_t lease, int64_t *ttl_s) = 0;
   // Stores mark->unix_ms and epoch_ms as the mark of every shard of the range, only while
@@ -180,6 +201,7 @@ class LeaseHost {
   virtual ~LeaseHost() = default;
   virtual int64_t mono_ns() = 0;          // the monotonic clock
   virtual uint64_t ids_unix_ms() = 0;     // the IDs' clock, in Unix ms
+  virtual uint64_t wall_unix_ms() = 0;    // the system's real-time clock, in Unix ms
   virtual uint64_t needed_unix_ms() = 0;  // the latest time a generator asked to be covered
   virtual uint64_t epoch_ms() = 0;        // snowflake.epoch
   // A range was taken: every ID from now on must be at or above mark_unix_ms.
@@ -222,7 +244,8 @@ class LeaseMachine {
   int64_t step(LeaseStore &store);
 
   // A clean stop: generation closes, the final mark (just above high_unix_ms, the last
-  // value the caller saw issued after close()) is stored, and the lease released.
+  // value the caller saw issued after close()) is stored, and the lease released. A lease
+  // whose revoke failed stays in lease() and slot.lease_id, for the next worker to take back.
   void close() noexcept;
   void stop(LeaseStore &store, uint64_t high_unix_ms);
 

@@ -55,14 +55,11 @@ bool lease_open(const LeaseSlot &lease) {
   return lease.word.load() != 0 && lease.open_at(read_clock(CLOCK_MONOTONIC));
 }
 
-// Whether a generator may wait for an open lease: on a server that has held none since it
-// started (its first lease is being taken), or while a lease's renewal is in flight with
-// nothing failed yet (the state still says held; the request's timeout bounds it). A lease
-// that lapsed, whose renewals fail, or that is being taken again after one was lost refuses
+// Whether a generator may wait (LeaseSlot::worth_waiting): a first lease or one taken back
+// with nothing failed yet, or a mark extension of a lease held and open. Anything else refuses
 // at once: cut off from etcd, every call would otherwise wait reservation_timeout.
 bool worth_waiting(const LeaseSlot &lease) {
-  if (lease.taken.load() == 0) return true;
-  return lease.word.load() != 0 && static_cast<LeaseState>(lease.state.load()) == LeaseState::kHeld;
+  return lease.worth_waiting(read_clock(CLOCK_MONOTONIC));
 }
 
 // Whether this role may read etcd's errors: they can name files of settings that only

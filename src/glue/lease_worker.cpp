@@ -15,9 +15,14 @@
 // directory (a base backup, a promoted standby) must never take the lease of the server it
 // was copied from.
 //
-// No PostgreSQL call that can raise an ERROR runs while run()'s C++ objects are alive (an
-// ERROR's longjmp would skip their destructors and the clean stop): the reload is wrapped so
-// that its ERROR becomes a return value, and the rest is set up before run().
+// No PostgreSQL call that is expected to raise an ERROR runs while run()'s C++ objects are
+// alive (an ERROR's longjmp would skip their destructors and the clean stop): the reload is
+// wrapped so that its ERROR becomes a return value, and the rest is set up before run(). Two
+// calls in the loop can still end the process without unwinding: WaitLatch (on the
+// postmaster's death WL_EXIT_ON_PM_DEATH calls proc_exit; a failing epoll raises) and the
+// LOG/WARNING reports (only on out of memory). Benign: the process exits, the skipped
+// destructors free nothing that outlives it, and the next worker takes the lease back from
+// shared memory (or, the postmaster gone, etcd expires it).
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -49,6 +54,7 @@ extern "C" {
 #include "postmaster/interrupt.h"
 #include "postmaster/postmaster.h"
 #include "storage/condition_variable.h"
+#include "storage/fd.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
 #include "utils/guc.h"
@@ -92,27 +98,34 @@ RememberedLease read_lease_file() {
   return r;
 }
 
-void write_lease_file(int64_t first, int64_t lease) {
-  const std::string tmp = std::string(kLeaseFile) + ".tmp";
+// Written, then renamed into place with the file and the directory fsynced (durable_rename at
+// LOG, which reports and returns): a crash-restart must find the lease. False on failure.
+bool write_lease_file(int64_t first, int64_t lease) {
+  static const char kTemp[] = "snowflake.lease.tmp";
   {
-    std::ofstream out(tmp, std::ios::trunc);
+    std::ofstream out(kTemp, std::ios::trunc);
     out << first << "\n";
     if (lease != 0)
       out << lease << " " << PostmasterPid << " " << static_cast<long long>(PgStartTime) << "\n";
-    if (!out.flush()) return;
+    if (!out.flush()) {
+      ereport(LOG, (errmsg("could not write file \"%s\"", kTemp)));
+      return false;
+    }
   }
-  (void)std::rename(tmp.c_str(), kLeaseFile);
+  return durable_rename(kTemp, kLeaseFile, LOG) == 0;
 }
 
 int64_t file_first = -1;  // what snowflake.lease holds: the first shard,
 int64_t file_lease = 0;   // and the lease
 
-// The range's first shard and the lease, where a worker after a crash-restart finds them.
+// The range's first shard and the lease, where a worker after a crash-restart finds them. A
+// write that failed (LOGged) is tried again at the next call: until then a crash-restart
+// leaves the lease to expire, its shards blocked for lease_ttl.
 void remember_lease(int64_t first, int64_t lease) {
   if (first == file_first && lease == file_lease) return;
+  if (first >= 0 && !write_lease_file(first, lease)) return;
   file_first = first;
   file_lease = lease;
-  if (first >= 0) write_lease_file(first, lease);
 }
 
 // The password, from a file only its owner can read (as ssl_key_file); "" with *error set
@@ -207,6 +220,10 @@ class ServerHost : public LeaseHost {
     const int64_t ns = clock_peek(state_.clock, read_clock(CLOCK_MONOTONIC));
     return ns > 0 ? static_cast<uint64_t>(ns / 1000000) : 0;
   }
+  uint64_t wall_unix_ms() override {
+    const int64_t ns = read_clock(CLOCK_REALTIME);
+    return ns > 0 ? static_cast<uint64_t>(ns / 1000000) : 0;
+  }
   uint64_t needed_unix_ms() override {
     return state_.reservation.requested_unix_ms.load(std::memory_order_acquire);
   }
@@ -277,15 +294,19 @@ void forget_worker(int, Datum) {
 // ProcessConfigFile, with an ERROR turned into false and its message into why: no C++ object
 // lives in this frame, and the ERROR's longjmp ends here instead of at the worker's exit,
 // past run()'s objects and its clean stop. (SNOWFLAKE_TEST_ERROR_AT_RELOAD, in the server's
-// environment, raises one here for the tests.)
+// environment, raises one here for the tests; with a file snowflake_test_exit_at_reload in
+// the data directory besides, the worker exits instead, without its stop and with no
+// crash-restart. One getenv per reload is all it costs a production server.)
 bool reload_config(char *why, size_t why_size) noexcept {
   MemoryContext context = CurrentMemoryContext;
   volatile bool ok = true;
   PG_TRY();
   {
     ProcessConfigFile(PGC_SIGHUP);
-    if (getenv("SNOWFLAKE_TEST_ERROR_AT_RELOAD") != nullptr)
+    if (getenv("SNOWFLAKE_TEST_ERROR_AT_RELOAD") != nullptr) {
+      if (access("snowflake_test_exit_at_reload", F_OK) == 0) proc_exit(1);
       elog(ERROR, "error injected at a reload (SNOWFLAKE_TEST_ERROR_AT_RELOAD)");
+    }
   }
   PG_CATCH();
   {
@@ -353,6 +374,8 @@ void run(SharedState &state) {
       long timeout_ms = 1000;
       if (!problem.empty()) {
         publish_text(store.endpoint(), problem);
+        // No lease can come: calls refuse at once instead of waiting reservation_timeout.
+        if (slot.word.load() == 0) slot.failed_attempts.fetch_add(1);
       } else {
         const int64_t next = machine.step(store);
         const int64_t now = read_clock(CLOCK_MONOTONIC);
@@ -379,8 +402,9 @@ void run(SharedState &state) {
   try {
     machine.stop(store, word == 0 ? 0 : range_high_ms(state, word));
     publish_text(store.endpoint(), machine.last_error());
-    // Revoked (or tried: one etcd did not hear of ends at its TTL): nothing to take back.
-    remember_lease(file_first, 0);
+    // Revoked: nothing to take back. A revoke that failed leaves the lease in the slot and
+    // the file, for the next worker (or the next start of this postmaster) to take back.
+    remember_lease(file_first, slot.lease_id.load());
   } catch (...) {
     // The lease stays remembered: the next worker takes it back.
   }

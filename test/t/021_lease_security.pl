@@ -122,6 +122,17 @@ $plain->poll_query_until('postgres', q{SELECT etcd_error IS NOT NULL FROM snowfl
 like($plain->safe_psql('postgres', 'SELECT etcd_error FROM snowflake_status()'),
 	qr/snowflake.etcd_user is set, but snowflake.etcd_endpoints has an http:\/\/ endpoint: the password would cross the network in clear/,
 	'a password over http:// is refused, and the status says why');
+# No lease can come: a call is refused at once, not after reservation_timeout (1 s here),
+# timed inside the server.
+is($plain->safe_psql('postgres', q{CREATE FUNCTION refused_ms() RETURNS float8 LANGUAGE plpgsql AS $$
+DECLARE t0 timestamptz := clock_timestamp();
+BEGIN
+  PERFORM snowflake();
+  RETURN NULL;
+EXCEPTION WHEN SQLSTATE 'SF001' THEN
+  RETURN extract(epoch FROM clock_timestamp() - t0) * 1000;
+END $$;
+SELECT refused_ms() < 100;}), 't', 'snowflake() is refused at once, under 100 ms');
 ($ret, $out, $err) = $plain->psql('postgres', "\\set VERBOSITY verbose\nSELECT snowflake()");
 like($err, qr/SF001: .*etcd_allow_plaintext_password/s, 'snowflake() raises SF001, and its DETAIL names the setting that allows it');
 like(slurp_file($plain->logfile), qr/WARNING:  snowflake.etcd_cafile is set, but snowflake.etcd_endpoints has an http:\/\/ endpoint/,

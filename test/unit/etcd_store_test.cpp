@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <map>
 #include <set>
 
@@ -145,7 +146,10 @@ struct FakeEtcd : EtcdTransport {
   int64_t revision = 1000000;  // a cluster that has lived
   int64_t next_lease = 7587869873548743000;
   int lose_txn_answers = 0;  // transactions done, their answers lost
-  size_t largest = 0;        // the largest answer sent
+  int hold_txns = 0;         // transactions kept (land_held), answered with a timeout
+  std::vector<json> held_txns;
+  std::function<void()> before_next_txn;  // run once, at the next transaction
+  size_t largest = 0;                     // the largest answer sent
   std::vector<std::string> paths;
 
   static std::string b64(const json &j) {
@@ -249,6 +253,17 @@ struct FakeEtcd : EtcdTransport {
     } else if (p == "/v3/kv/range") {
       j = range(req);
     } else if (p == "/v3/kv/txn") {
+      if (before_next_txn) {
+        auto f = std::move(before_next_txn);
+        before_next_txn = nullptr;
+        f();
+      }
+      if (hold_txns > 0) {
+        --hold_txns;
+        held_txns.push_back(req);
+        *error = "http://etcd:2379: Operation timed out after 2000 milliseconds";
+        return false;
+      }
       j = txn(req, out);
       if (lose_txn_answers > 0) {
         --lose_txn_answers;
@@ -273,7 +288,8 @@ struct FakeHost : LeaseHost {
   int64_t now = 1000000000;
   uint64_t floor_ms = 0;
   int64_t mono_ns() override { return now; }
-  uint64_t ids_unix_ms() override { return 1763000000000 + static_cast<uint64_t>(now / 1000000); }
+  uint64_t wall_unix_ms() override { return 1763000000000 + static_cast<uint64_t>(now / 1000000); }
+  uint64_t ids_unix_ms() override { return wall_unix_ms(); }
   uint64_t needed_unix_ms() override { return 0; }
   uint64_t epoch_ms() override { return 1577836800000; }
   void taken(uint32_t, uint32_t, uint64_t mark) override { floor_ms = mark; }
@@ -307,7 +323,9 @@ TEST(EtcdStore, ALargePoolIsListedPageByPage) {
   ASSERT_EQ(etcd.kvs.size(), 8000u);
   EtcdStore store(fake_settings(), etcd);
   std::vector<ShardOwner> owners;
-  const StoreResult r = store.held(0, 8191, &owners);
+  int64_t listed = 0;
+  const StoreResult r = store.held(0, 8191, &owners, &listed);
+  EXPECT_EQ(listed, etcd.revision);
   ASSERT_EQ(r.status, StoreStatus::kOk) << r.error;
   EXPECT_EQ(owners.size(), etcd.kvs.size());
   EXPECT_LT(etcd.largest, size_t{1} << 20);
@@ -344,7 +362,7 @@ TEST(EtcdStore, AMarkWriteFromBeforeALaterOneIsRefused) {
   int64_t lease = 0;
   ASSERT_EQ(store.grant(30, &lease).status, StoreStatus::kOk);
   StoredMark read;
-  ASSERT_EQ(store.acquire(lease, 5, 2, &read).status, StoreStatus::kOk);
+  ASSERT_EQ(store.acquire(lease, 5, 2, etcd.revision, &read).status, StoreStatus::kOk);
   ASSERT_GT(read.revision, 0);
   const std::string key = etcd_mark_key("/snowflake", 6);
   // Two writes sent knowing the marks as read: the later, higher one lands first.
@@ -368,4 +386,106 @@ TEST(EtcdStore, AMarkWriteFromBeforeALaterOneIsRefused) {
   StoredMark after{1763000040000, 1577836800000};
   after.revision = next.revision;
   EXPECT_EQ(store.mark(lease, 5, 2, &after).status, StoreStatus::kLost);
+}
+
+namespace {
+
+// The transactions held back reach etcd now: whether each went through.
+std::vector<bool> land_held(FakeEtcd &etcd) {
+  std::vector<bool> got;
+  for (const json &req : etcd.held_txns) {
+    EtcdResponse out;
+    got.push_back(etcd.txn(req, &out).value("succeeded", false));
+  }
+  etcd.held_txns.clear();
+  return got;
+}
+
+// A lease of another server holding shard, by a claim as the store sends it.
+int64_t other_takes(FakeEtcd &etcd, uint32_t shard) {
+  EtcdStore other(fake_settings(), etcd);
+  int64_t lease = 0;
+  EXPECT_EQ(other.grant(30, &lease).status, StoreStatus::kOk);
+  StoredMark mark;
+  EXPECT_EQ(other.acquire(lease, shard, 1, etcd.revision, &mark).status, StoreStatus::kOk);
+  return lease;
+}
+
+void revoke(FakeEtcd &etcd, int64_t lease) {
+  EtcdStore other(fake_settings(), etcd);
+  EXPECT_EQ(other.release(lease).status, StoreStatus::kOk);
+}
+
+}  // namespace
+
+TEST(EtcdStore, AClaimLandingAfterALaterOneIsRefused) {
+  FakeEtcd etcd;
+  EtcdStore store(fake_settings(), etcd);
+  FakeHost host;
+  LeaseSlot slot;
+  slot.init();
+  LeaseMachine machine(slot, host, pool(0, 1), -1);
+  // The claim of shard 0 times out at one member, still on its way.
+  etcd.hold_txns = 1;
+  host.now = machine.step(store);
+  ASSERT_EQ(etcd.held_txns.size(), 1u);
+  // Meanwhile another server takes shard 0: the next try claims shard 1.
+  const int64_t other = other_takes(etcd, 0);
+  host.now = machine.step(store);
+  ASSERT_EQ(static_cast<LeaseState>(slot.state.load()), LeaseState::kHeld) << machine.last_error();
+  EXPECT_EQ(lease_word_first(slot.word.load()), 1u);
+  // The other server leaves; then the old claim lands: refused, shard 0 stays free.
+  revoke(etcd, other);
+  EXPECT_EQ(land_held(etcd), std::vector<bool>{false});
+  EXPECT_EQ(etcd.kvs.count(etcd_owner_key("/snowflake", 0)), 0u) << "shard 0 is pinned";
+}
+
+TEST(EtcdStore, AClaimLandingBeforeALaterOneMakesItsRangeTheOneTaken) {
+  FakeEtcd etcd;
+  EtcdStore store(fake_settings(), etcd);
+  FakeHost host;
+  LeaseSlot slot;
+  slot.init();
+  LeaseMachine machine(slot, host, pool(0, 1), -1);
+  etcd.hold_txns = 1;
+  host.now = machine.step(store);
+  ASSERT_EQ(etcd.held_txns.size(), 1u);
+  const int64_t other = other_takes(etcd, 0);
+  // The next try lists the owners (shard 0 is the other's) and chooses shard 1; before its
+  // claim, the other server leaves and the old claim of shard 0 lands.
+  etcd.before_next_txn = [&] {
+    revoke(etcd, other);
+    EXPECT_EQ(land_held(etcd), std::vector<bool>{true});
+  };
+  host.now = machine.step(store);
+  ASSERT_EQ(static_cast<LeaseState>(slot.state.load()), LeaseState::kHeld) << machine.last_error();
+  // The claim of shard 1 was refused; the server found shard 0 its own, and holds it alone.
+  EXPECT_EQ(lease_word_first(slot.word.load()), 0u);
+  EXPECT_EQ(etcd.kvs.count(etcd_owner_key("/snowflake", 1)), 0u) << "shard 1 is pinned too";
+}
+
+TEST(EtcdStore, ALeaseIdOnAnotherHoldersKeysIsNotTakenBack) {
+  FakeEtcd etcd;
+  // etcd granted "our" lease id again, to another server (a member restarted with its clock
+  // behind): its owner key of shard 3 names that server.
+  const int64_t lease = etcd.next_lease++;
+  etcd.leases.insert(lease);
+  etcd.put(etcd_owner_key("/snowflake", 3), R"({"host":"db2","port":5432})", lease);
+  EtcdStore store(fake_settings(), etcd);
+  StoredMark mark;
+  const StoreResult r = store.acquire(lease, 3, 1, etcd.revision, &mark);
+  EXPECT_EQ(r.status, StoreStatus::kLost);
+  EXPECT_NE(r.error.find("another holder"), std::string::npos) << r.error;
+  // A worker restarted with that id as its known lease: it forgets it, without revoking it,
+  // and leases a shard of its own.
+  FakeHost host;
+  LeaseSlot slot;
+  slot.init();
+  LeaseMachine machine(slot, host, pool(3, 4), -1, lease);
+  for (int i = 0; i < 3 && slot.word.load() == 0; ++i) host.now = machine.step(store);
+  ASSERT_EQ(static_cast<LeaseState>(slot.state.load()), LeaseState::kHeld) << machine.last_error();
+  EXPECT_EQ(lease_word_first(slot.word.load()), 4u) << "the other server's shard was taken";
+  EXPECT_NE(machine.lease(), lease);
+  EXPECT_EQ(etcd.leases.count(lease), 1u);  // not revoked: it is the other server's
+  EXPECT_EQ(etcd.kvs[etcd_owner_key("/snowflake", 3)].lease, lease);
 }

@@ -31,6 +31,7 @@ struct Link : LeaseStore {
   int lose_claims = 0;      // the next claims go through, but their answers are lost
   bool hold_marks = false;  // mark writes are kept in held_marks, answered with a timeout
   const char *refuse_marks = nullptr;  // mark writes fail with this error (renewals go through)
+  bool refuse_release = false;         // revokes time out, and do not reach the store
   struct HeldMark {
     int64_t lease;
     uint32_t first, count;
@@ -39,8 +40,10 @@ struct Link : LeaseStore {
   std::vector<HeldMark> held_marks;
   explicit Link(FakeStore &s) : store(s) {}
   StoreResult grant(int64_t ttl_s, int64_t *lease) override;
-  StoreResult held(uint32_t low, uint32_t high, std::vector<ShardOwner> *owners) override;
-  StoreResult acquire(int64_t lease, uint32_t first, uint32_t count, StoredMark *mark) override;
+  StoreResult held(uint32_t low, uint32_t high, std::vector<ShardOwner> *owners,
+                   int64_t *revision) override;
+  StoreResult acquire(int64_t lease, uint32_t first, uint32_t count, int64_t listed,
+                      StoredMark *mark) override;
   StoreResult renew(int64_t lease, int64_t *ttl_s) override;
   StoreResult mark(int64_t lease, uint32_t first, uint32_t count, StoredMark *m) override;
   StoreResult release(int64_t lease) override;
@@ -56,6 +59,7 @@ struct FakeStore {
   std::map<uint32_t, int64_t> owners;                     // shard -> lease
   std::map<uint32_t, StoredMark> marks;                   // shard -> mark, without a lease
   std::map<uint32_t, int64_t> mark_revisions;             // shard -> the mark's mod revision
+  std::map<int64_t, int64_t> claim_revisions;             // lease -> the revision of its last claim
   int grants = 0;
   void expire() {
     for (auto it = leases.begin(); it != leases.end();) {
@@ -112,14 +116,17 @@ StoreResult Link::grant(int64_t ttl_s, int64_t *lease) {
   ++store.grants;
   return StoreResult::ok();
 }
-StoreResult Link::held(uint32_t low, uint32_t high, std::vector<ShardOwner> *owners) {
+StoreResult Link::held(uint32_t low, uint32_t high, std::vector<ShardOwner> *owners,
+                       int64_t *revision) {
   if (cut) return StoreResult::failed("connection refused");
   store.expire();
+  *revision = store.revision;
   for (auto &o : store.owners)
     if (o.first >= low && o.first <= high) owners->push_back({o.first, o.second});
   return StoreResult::ok();
 }
-StoreResult Link::acquire(int64_t lease, uint32_t first, uint32_t count, StoredMark *mark) {
+StoreResult Link::acquire(int64_t lease, uint32_t first, uint32_t count, int64_t listed,
+                          StoredMark *mark) {
   if (cut) return StoreResult::failed("connection refused");
   store.expire();
   if (!store.leases.count(lease)) return StoreResult::lost();
@@ -132,8 +139,11 @@ StoreResult Link::acquire(int64_t lease, uint32_t first, uint32_t count, StoredM
   if (!all_ours) {
     for (uint32_t s = first; s < first + count; ++s)
       if (store.owners.count(s)) return StoreResult::taken();  // partly ours
+    // Another claim of this lease after the listing: refused, as etcd's compare does.
+    if (store.claim_revisions[lease] > listed) return StoreResult::taken();
     ++store.revision;
     for (uint32_t s = first; s < first + count; ++s) store.owners[s] = lease;
+    store.claim_revisions[lease] = store.revision;
   }
   *mark = store.read_marks(first, count);
   if (lose_claims > 0) {
@@ -162,6 +172,7 @@ StoreResult Link::mark(int64_t lease, uint32_t first, uint32_t count, StoredMark
 }
 StoreResult Link::release(int64_t lease) {
   if (cut) return StoreResult::failed("connection refused");
+  if (refuse_release) return StoreResult::failed("lease revoke: timed out");
   store.leases.erase(lease);
   for (auto o = store.owners.begin(); o != store.owners.end();)
     o = o->second == lease ? store.owners.erase(o) : std::next(o);
@@ -193,10 +204,8 @@ struct Server : LeaseHost {
     machine = std::make_unique<LeaseMachine>(slot, *this, settings, preferred, known_lease);
   }
   int64_t mono_ns() override { return store.now; }
-  uint64_t ids_unix_ms() override {
-    const uint64_t clock = kWallMs + store.now / kMs + ids_offset_ms;
-    return std::max(clock, floor_ms);
-  }
+  uint64_t wall_unix_ms() override { return kWallMs + store.now / kMs + ids_offset_ms; }
+  uint64_t ids_unix_ms() override { return std::max(wall_unix_ms(), floor_ms); }
   uint64_t needed_unix_ms() override { return needed; }
   uint64_t epoch_ms() override { return kEpoch; }
   void taken(uint32_t first, uint32_t count, uint64_t mark) override {
@@ -672,4 +681,108 @@ TEST(Lease, AfterARestoreTheMarginStartsARangeAboveItsMarkAndTheClock) {
   Server b(plain, settings(2, 2), -30000);
   b.step();
   EXPECT_LT(b.floor_ms, clock);
+}
+
+TEST(Lease, NoCallWaitsOnceTheDeadlineHasPassed) {
+  // The settings: a renewal sent 2 s after the last one still hangs (its 2 s timeout)
+  // when fail_after passes, and the worker has not changed the state yet.
+  LeaseSettings s = settings(0, 9);
+  s.renew_ms = 2000;
+  FakeStore store;
+  Server a(store, s);
+  a.step();
+  ASSERT_EQ(a.state(), LeaseState::kHeld);
+  EXPECT_TRUE(a.slot.worth_waiting(store.now));  // held and open: a mark extension in flight
+  const int64_t deadline = a.slot.deadline_mono_ns.load();
+  EXPECT_TRUE(a.slot.worth_waiting(deadline - 1));
+  EXPECT_EQ(a.state(), LeaseState::kHeld);  // the worker is stuck in its request
+  EXPECT_FALSE(a.slot.worth_waiting(deadline));
+  EXPECT_FALSE(a.slot.worth_waiting(deadline + 1100 * kMs));
+  // Renewals known to fail: no wait either, open or not.
+  a.link.cut = true;
+  store.now += 2000 * kMs;
+  a.step();
+  ASSERT_EQ(a.state(), LeaseState::kFailing);
+  EXPECT_FALSE(a.slot.worth_waiting(store.now));
+}
+
+TEST(Lease, CallsWaitForAFirstLeaseOnlyUntilAnAttemptFails) {
+  FakeStore store;
+  Server a(store, settings(0, 0));
+  a.link.cut = true;
+  EXPECT_TRUE(a.slot.worth_waiting(store.now));  // the first attempt is under way
+  a.step();
+  ASSERT_EQ(a.state(), LeaseState::kAcquiring);
+  EXPECT_FALSE(a.slot.worth_waiting(store.now));  // it failed: no lease is coming soon
+  a.link.cut = false;
+  run(store, {&a}, 1500);
+  ASSERT_EQ(a.state(), LeaseState::kHeld);
+  EXPECT_EQ(a.slot.failed_attempts.load(), 0u);
+  // The pool is full: a second server refuses at once after its first look.
+  Server b(store, settings(0, 0));
+  EXPECT_TRUE(b.slot.worth_waiting(store.now));
+  b.step();
+  EXPECT_EQ(b.slot.word.load(), 0u);
+  EXPECT_FALSE(b.slot.worth_waiting(store.now));
+  // a's worker restarts on the same shared memory (its range still published, the deadline
+  // closed when it exited) and takes its lease back: calls wait for it, the range comes back
+  // in one pass.
+  const int64_t lease = a.machine->lease();
+  a.slot.deadline_mono_ns.store(0);
+  a.machine = std::make_unique<LeaseMachine>(a.slot, a, settings(0, 0), -1, lease);
+  a.slot.state.store(static_cast<int>(LeaseState::kAcquiring));
+  EXPECT_TRUE(a.slot.worth_waiting(store.now));
+  a.step();
+  EXPECT_EQ(a.state(), LeaseState::kHeld);
+  EXPECT_EQ(a.machine->lease(), lease);
+}
+
+TEST(Lease, ALeaseWhoseRevokeFailedIsKeptForTheNextWorker) {
+  FakeStore store;
+  Server a(store, settings(0, 9), 0, 4);
+  run(store, {&a}, 500);
+  ASSERT_EQ(a.state(), LeaseState::kHeld);
+  const int64_t lease = a.machine->lease();
+  a.link.refuse_release = true;
+  const uint64_t high = a.ids_unix_ms();
+  a.machine->close();
+  a.machine->stop(a.link, high);
+  EXPECT_EQ(store.marks[4].unix_ms, high + 1);  // the final mark went through
+  EXPECT_EQ(a.slot.lease_id.load(), lease);     // the revoke did not: the lease is kept
+  EXPECT_EQ(a.machine->lease(), lease);
+  // The next worker takes it back at once, above the final mark: no lease_ttl to wait.
+  const int grants = store.grants;
+  Server again(store, settings(0, 9), -600000, -1, a.slot.lease_id.load());
+  again.step();
+  ASSERT_EQ(again.state(), LeaseState::kHeld) << again.machine->last_error();
+  EXPECT_EQ(again.first(), 4u);
+  EXPECT_EQ(store.grants, grants);
+  EXPECT_GE(again.floor_ms, high + 1);
+  // A revoke that goes through forgets it.
+  again.machine->close();
+  again.machine->stop(again.link, again.ids_unix_ms());
+  EXPECT_EQ(again.slot.lease_id.load(), 0);
+  EXPECT_TRUE(store.owners.empty());
+}
+
+TEST(Lease, TheRestoreMarginIsAddedOnceNotAtEveryNewRange) {
+  FakeStore store;
+  LeaseSettings s = settings(2, 2);
+  s.restore_margin_ms = 600000;
+  Server a(store, s);
+  a.step();
+  ASSERT_EQ(a.state(), LeaseState::kHeld) << a.machine->last_error();
+  const uint64_t first_floor = a.floor_ms;
+  EXPECT_GE(first_floor, a.wall_unix_ms() + 600000);
+  // The lease is lost (revoked by an operator) and a new range taken, twice: IDs start above
+  // the marks, but no further margin is stacked on the lead the first one gave.
+  for (int i = 0; i < 2; ++i) {
+    store.leases.clear();
+    store.owners.clear();
+    run(store, {&a}, 2000);
+    ASSERT_EQ(a.state(), LeaseState::kHeld) << a.machine->last_error();
+  }
+  EXPECT_EQ(a.slot.taken.load(), 3u);
+  EXPECT_GE(a.floor_ms, first_floor);
+  EXPECT_LT(a.floor_ms, first_floor + 600000) << "the margin was added again";
 }
