@@ -90,10 +90,11 @@ StoreResult EtcdStore::grant(int64_t ttl_s, int64_t *lease) try {
 }
 
 StoreResult EtcdStore::range(const char *what, const std::string &from, const std::string &to,
-                             bool keys_only, int64_t limit, std::string *body) {
+                             bool keys_only, int64_t limit, std::string *body, int64_t revision) {
   json req = {{"key", base64_encode(from)}, {"range_end", base64_encode(to)}};
   if (keys_only) req["keys_only"] = true;
   if (limit > 0) req["limit"] = std::to_string(limit);
+  if (revision > 0) req["revision"] = std::to_string(revision);
   EtcdResponse r;
   std::string error;
   if (!call("/v3/kv/range", req.dump(), &r, &error)) return StoreResult::failed(error);
@@ -127,7 +128,9 @@ StoreResult EtcdStore::held(uint32_t low, uint32_t high, std::vector<ShardOwner>
     if (page == pages)
       return StoreResult::failed("range of owner keys: etcd answers more pages than keys");
     std::string body;
-    const StoreResult r = range("range of owner keys", from, to, true, kOwnerKeysPerPage, &body);
+    // Every page as of the first one's revision: one listing, never keys of two moments.
+    const StoreResult r = range("range of owner keys", from, to, true, kOwnerKeysPerPage, &body,
+                                page == 0 ? 0 : *revision);
     if (r.status != StoreStatus::kOk) return r;
     std::string last;
     for (const json &kv : kvs_of(body)) {
@@ -334,6 +337,20 @@ StoreResult EtcdStore::mark(int64_t lease, uint32_t first, uint32_t count, Store
   return StoreResult::failed(std::string("write of the mark: ") + e.what());
 } catch (...) {
   return StoreResult::failed("write of the mark: out of memory");
+}
+
+StoreResult EtcdStore::owned(int64_t lease, uint32_t first, uint32_t count) try {
+  std::string body;
+  const StoreResult r = range("range of owner keys", etcd_owner_key(prefix_, first),
+                              etcd_owner_key(prefix_, first + count), false, 0, &body);
+  if (r.status != StoreStatus::kOk) return r;
+  uint32_t ours = 0, others = 0, foreign = 0;
+  count_owners(kvs_of(body), lease, holder_, &ours, &others, &foreign);
+  return ours == count && foreign == 0 ? StoreResult::ok() : StoreResult::lost();
+} catch (const json::exception &e) {
+  return StoreResult::failed(std::string("range of owner keys: ") + e.what());
+} catch (...) {
+  return StoreResult::failed("range of owner keys: out of memory");
 }
 
 StoreResult EtcdStore::release(int64_t lease) try {

@@ -54,13 +54,14 @@ class EtcdStore : public LeaseStore {
   StoreResult renew(int64_t lease, int64_t *ttl_s) override;
   StoreResult mark(int64_t lease, uint32_t first, uint32_t count, StoredMark *mark) override;
   StoreResult release(int64_t lease) override;
+  StoreResult owned(int64_t lease, uint32_t first, uint32_t count) override;
 
  private:
   bool call(const char *path, const std::string &body, EtcdResponse *out, std::string *error);
-  // The answer to a range request over [from, to), at most limit keys (0: all) (*body), or
-  // what went wrong, named what.
+  // The answer to a range request over [from, to), at most limit keys (0: all), as of
+  // revision (0: the latest) (*body), or what went wrong, named what.
   StoreResult range(const char *what, const std::string &from, const std::string &to,
-                    bool keys_only, int64_t limit, std::string *body);
+                    bool keys_only, int64_t limit, std::string *body, int64_t revision = 0);
 
   std::string prefix_;
   std::string holder_;                   // the owner keys' value

@@ -213,11 +213,9 @@ bool LeaseMachine::take_lease(LeaseStore &store) {
       return true;
     }
     // Gone; or granted with a shorter lease_ttl than the one set now, which the deadlines
-    // could outlive: given up, for a new one.
-    if (r.status == StoreStatus::kOk)
-      drop_lease(store);
-    else
-      set_lease(0);
+    // could outlive: given up, for a new one. Not revoked: until its owner keys are read, the
+    // id may be another server's (etcd can grant an expired lease's id again).
+    set_lease(0);
   }
   const int64_t sent = host_.mono_ns();
   int64_t lease = 0;
@@ -252,8 +250,11 @@ bool LeaseMachine::own_range(LeaseStore &store, const std::vector<ShardOwner> &o
     return true;
   }
   // Shards of this lease that are not one range of shard_count (the settings changed since
-  // they were claimed): the lease goes, and a new one claims a range.
-  drop_lease(store);
+  // they were claimed, or the id is another server's lease): a new lease claims a range. This
+  // one is left to expire, not revoked: the keys' holder was not read, and revoking another
+  // server's lease would delete its owner keys while it issues.
+  (void)store;
+  set_lease(0);
   return false;
 }
 
@@ -354,10 +355,13 @@ void LeaseMachine::acquire(LeaseStore &store) {
     slot_.taken.fetch_add(1);
     const uint32_t generation = slot_.generation.fetch_add(1) + 1;
     slot_.mark_unix_ms.store(mark_ms_, std::memory_order_seq_cst);
-    slot_.word.store(lease_word(generation, first_, count_), std::memory_order_seq_cst);
+    // The deadline before the word: the word is 0 until now, so the range is not open before
+    // both are set, and a generator never finds the word set with no deadline (it would take
+    // the lease just taken for lost and refuse).
     slot_.expires_mono_ns.store(alive_sent_ns_ + settings_.ttl_ms * 1000000);
     slot_.deadline_mono_ns.store(alive_sent_ns_ + settings_.fail_after_ms * 1000000,
                                  std::memory_order_seq_cst);
+    slot_.word.store(lease_word(generation, first_, count_), std::memory_order_seq_cst);
     next_renew_ns_ = alive_sent_ns_ + settings_.renew_ms * 1000000;
     extend_mark(store);
     host_.changed();
@@ -412,6 +416,21 @@ void LeaseMachine::keep(LeaseStore &store) {
     if (renewed.status != StoreStatus::kOk) slot_.mark_failing.store(false);
     if (settle(renewed)) return;
     const bool closed_before = host_.mono_ns() >= old_deadline;
+    // Generation stopped, long enough maybe for etcd to expire the lease: if it did, its
+    // owner keys went with it, and the renewal went through only because etcd granted the
+    // same id to another server since. The range is this server's only while its owner keys
+    // still carry the lease and name this server; else another may issue on it now.
+    if (closed_before) {
+      slot_.requests.fetch_add(1);
+      const StoreResult owned = store.owned(lease_, first_, count_);
+      if (owned.status == StoreStatus::kLost) {
+        forget_lease(
+            "the lease's owner keys are gone or name another server: etcd expired the lease "
+            "while generation was stopped");
+        return;
+      }
+      if (settle(owned)) return;
+    }
     alive_sent_ns_ = now;
     // The store counts the time to live from its receipt, after now: the lease outlives both.
     const int64_t live_ms = std::min(settings_.ttl_ms, ttl_s * 1000);

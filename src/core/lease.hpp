@@ -193,6 +193,9 @@ class LeaseStore {
   virtual StoreResult mark(int64_t lease, uint32_t first, uint32_t count, StoredMark *mark) = 0;
   // Ends the lease: the range is free at once.
   virtual StoreResult release(int64_t lease) = 0;
+  // Whether every owner key of the range still carries lease and names this server (kOk), or
+  // not (kLost: gone with an expiry, deleted, or another server's under the same lease id).
+  virtual StoreResult owned(int64_t lease, uint32_t first, uint32_t count) = 0;
 };
 
 // What the lease machine needs of the server around it.

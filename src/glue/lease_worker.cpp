@@ -117,15 +117,32 @@ bool write_lease_file(int64_t first, int64_t lease) {
 
 int64_t file_first = -1;  // what snowflake.lease holds: the first shard,
 int64_t file_lease = 0;   // and the lease
+int64_t want_first = -1;  // what it should hold
+int64_t want_lease = 0;
+int64_t file_tried_ns = 0;  // when a write last failed (monotonic), 0: none failed
 
-// The range's first shard and the lease, where a worker after a crash-restart finds them. A
-// write that failed (LOGged) is tried again at the next call: until then a crash-restart
-// leaves the lease to expire, its shards blocked for lease_ttl.
+// Writes snowflake.lease where it differs from what it should hold. A write that failed
+// (LOGged) is tried again at most every 10 s, from the worker's loop: until one succeeds, a
+// crash-restart leaves the lease to expire, its shards blocked for lease_ttl.
+void sync_lease_file() {
+  if (want_first == file_first && want_lease == file_lease) return;
+  const int64_t now = read_clock(CLOCK_MONOTONIC);
+  if (file_tried_ns != 0 && now - file_tried_ns < int64_t{10} * 1000000000) return;
+  if (want_first >= 0 && !write_lease_file(want_first, want_lease)) {
+    file_tried_ns = now;
+    return;
+  }
+  file_tried_ns = 0;
+  file_first = want_first;
+  file_lease = want_lease;
+}
+
+// The range's first shard and the lease, where a worker after a crash-restart finds them.
 void remember_lease(int64_t first, int64_t lease) {
-  if (first == file_first && lease == file_lease) return;
-  if (first >= 0 && !write_lease_file(first, lease)) return;
-  file_first = first;
-  file_lease = lease;
+  want_first = first;
+  want_lease = lease;
+  file_tried_ns = 0;  // a new content: written at once
+  sync_lease_file();
 }
 
 // The password, from a file only its owner can read (as ssl_key_file); "" with *error set
@@ -286,8 +303,10 @@ void forget_worker(int, Datum) {
   if (shared == nullptr) return;
   shared->lease.worker.store(nullptr);
   shared->lease.worker_pid.store(0);
-  // Whatever ended the worker, no generator issues on a lease nobody renews.
+  // Whatever ended the worker, no generator issues on a lease nobody renews; and none takes
+  // the range for one that lapsed (refusing at once) while the next worker takes it back.
   shared->lease.deadline_mono_ns.store(0);
+  shared->lease.word.store(0);
   ConditionVariableBroadcast(reservation_cv);
 }
 
@@ -334,8 +353,8 @@ void run(SharedState &state) {
   if (!warning.empty()) ereport(WARNING, (errmsg("%s", warning.c_str())));
   ServerHost host(state);
   const RememberedLease remembered = read_lease_file();
-  file_first = remembered.first;
-  file_lease = remembered.lease;
+  file_first = want_first = remembered.first;
+  file_lease = want_lease = remembered.lease;
   // A lease the worker before this one held, which nobody renews now: every process that
   // could issue on it has exited (a crash-restart) or met the deadline forget_worker closed.
   // Taken back (renewed, its range reclaimed above its marks), the shards need not wait out
@@ -382,8 +401,10 @@ void run(SharedState &state) {
         timeout_ms = std::clamp<long>(static_cast<long>((next - now) / 1000000), 1, 60000);
         publish_text(store.endpoint(), machine.last_error());
         // A lease given up or forgotten is no longer one to take back.
-        if (slot.lease_id.load() != file_lease && file_lease != 0)
-          remember_lease(file_first, slot.lease_id.load());
+        if (slot.lease_id.load() != want_lease && want_lease != 0)
+          remember_lease(want_first, slot.lease_id.load());
+        else
+          sync_lease_file();  // a write that failed, again
       }
       (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, timeout_ms,
                       worker_wait_event());
@@ -404,7 +425,7 @@ void run(SharedState &state) {
     publish_text(store.endpoint(), machine.last_error());
     // Revoked: nothing to take back. A revoke that failed leaves the lease in the slot and
     // the file, for the next worker (or the next start of this postmaster) to take back.
-    remember_lease(file_first, slot.lease_id.load());
+    remember_lease(want_first, slot.lease_id.load());
   } catch (...) {
     // The lease stays remembered: the next worker takes it back.
   }

@@ -489,3 +489,42 @@ TEST(EtcdStore, ALeaseIdOnAnotherHoldersKeysIsNotTakenBack) {
   EXPECT_EQ(etcd.leases.count(lease), 1u);  // not revoked: it is the other server's
   EXPECT_EQ(etcd.kvs[etcd_owner_key("/snowflake", 3)].lease, lease);
 }
+
+TEST(EtcdStore, ALeaseIdGrantedAgainToAnotherServerIsNotResumed) {
+  FakeEtcd etcd;
+  EtcdStore ours(fake_settings(), etcd);
+  FakeHost host;
+  LeaseSlot slot;
+  slot.init();
+  LeaseSettings settings = pool(0, 0);
+  LeaseMachine machine(slot, host, settings, -1);
+  host.now = machine.step(ours);
+  ASSERT_EQ(static_cast<LeaseState>(slot.state.load()), LeaseState::kHeld) << machine.last_error();
+  const int64_t lease = machine.lease();
+  // Cut off past lease_ttl: etcd expires the lease, and its owner key with it.
+  host.now += (settings.ttl_ms + 1000) * 1000000;
+  etcd.leases.erase(lease);
+  for (auto it = etcd.kvs.begin(); it != etcd.kvs.end();)
+    it = it->second.lease == lease ? etcd.kvs.erase(it) : std::next(it);
+  // A member restarted with its clock behind grants the same id to another server, which
+  // claims shard 0 and issues on it.
+  etcd.next_lease = lease;
+  EtcdSettings other_settings = fake_settings();
+  other_settings.holder = R"({"host":"db2","port":5432})";
+  EtcdStore other(other_settings, etcd);
+  FakeHost other_host;
+  LeaseSlot other_slot;
+  other_slot.init();
+  LeaseMachine other_machine(other_slot, other_host, settings, -1);
+  (void)other_machine.step(other);
+  ASSERT_EQ(other_machine.lease(), lease);
+  ASSERT_EQ(static_cast<LeaseState>(other_slot.state.load()), LeaseState::kHeld);
+  // Healed: the renewal of that id goes through, but the shard is the other server's now.
+  for (int i = 0; i < 3; ++i) host.now = std::max(machine.step(ours), host.now + 1000000);
+  EXPECT_EQ(slot.word.load(), 0u) << "the range of another server's lease was resumed";
+  EXPECT_FALSE(slot.open_at(host.now));
+  EXPECT_NE(static_cast<LeaseState>(slot.state.load()), LeaseState::kHeld);
+  // Neither revoked nor written over: the other server's key and lease stand.
+  EXPECT_EQ(etcd.leases.count(lease), 1u);
+  EXPECT_EQ(etcd.kvs[etcd_owner_key("/snowflake", 0)].value, other_settings.holder);
+}
