@@ -147,8 +147,20 @@ like(psql_error("SELECT snowflake_mask(1, 'Order')"),
 	qr/ERROR:  22023: invalid token prefix "Order"\nDETAIL:  A prefix is at most 63 characters/, 'a bad prefix: 22023');
 like(psql_error("SELECT uuidv7_mask(gen_random_uuid())"),
 	qr/ERROR:  22023: uuidv7_mask\(\) takes a version 7 UUID, not version 4/, 'uuidv7_mask of a v4: 22023');
-like(psql_error("SELECT ulid_mask(ulid(), 9)"),
-	qr/ERROR:  22023: no mask key has the id 9/, 'a key id not in the file: 22023');
+# An unknown key id, asked by a role without pg_monitor: the same ERROR for every id, naming
+# neither how many keys are loaded nor the active one (snowflake_status() is pg_monitor's).
+$node->safe_psql('postgres', 'CREATE ROLE nomon LOGIN');
+my %unknown = map {
+	my $e = psql_error("SELECT uuidv7_mask(snowflake_uuidv7(), $_), ulid_mask(ulid(), $_)", 'postgres', 'nomon');
+	$e =~ s/^LOCATION:.*\n//mg;
+	($_ => $e)
+} (9, 200, -1);
+like($unknown{9},
+	qr/\AERROR:  22023: no mask key has the id 9\nHINT:  snowflake_status\(\) shows the keys loaded, to roles with pg_monitor\.\n\z/,
+	'a key id not in the file: 22023, and the hint names no count and no active id');
+my $unknown_n = $unknown{9} =~ s/the id 9\b/the id N/r;
+is(join('', map { $unknown{$_} =~ s/the id \Q$_\E\b/the id N/r } 200, -1), $unknown_n x 2,
+	'every unknown key id gets the same ERROR');
 
 # 10,000 random strings of a token's length and alphabet: every one refused, with 22P02.
 is( $node->safe_psql(
