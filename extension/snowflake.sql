@@ -513,7 +513,7 @@ CREATE FUNCTION snowflake_status(
 	OUT etcd_requests bigint, OUT mask_key_id integer, OUT mask_keys integer,
 	OUT mask_key_problem text)
 	RETURNS SETOF record
-	AS 'MODULE_PATHNAME', 'snowflake_status' LANGUAGE C VOLATILE STRICT PARALLEL SAFE ROWS 1;
+	AS 'MODULE_PATHNAME', 'snowflake_status' LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED ROWS 1;
 
 CREATE FUNCTION snowflake_streams(
 	OUT kind text, OUT shard integer, OUT last_ts timestamptz, OUT last_seq bigint,

@@ -2,19 +2,33 @@
 # Mask keys for snowflake.mask_key_file (README, "IDs safe to show outside"), with openssl:
 #
 #   scripts/mask_key.sh new ID           a key line: ID, 64 random hex digits, active
-#   scripts/mask_key.sh uuidv47 HEX      the 32 hex digits of the uuidv47 key derived from a
-#                                        master key (what a uuidv47 library is given, k0||k1)
+#   scripts/mask_key.sh uuidv47 < FILE   the 32 hex digits of the uuidv47 key derived from the
+#                                        master key (64 hex digits) read from standard input
+#                                        (what a uuidv47 library is given, k0||k1)
 #
 # A new key goes into the file, mode 0600, the old active line losing its "active":
 #   umask 077; scripts/mask_key.sh new 2 >> "$PGDATA/mask.keys"
+# The master key never goes on a command line (where ps and shell history show it):
+#   awk '$1 == 2 {print $2}' "$PGDATA/mask.keys" | scripts/mask_key.sh uuidv47
 set -euo pipefail
 
 die() { printf 'error: %s\n' "$*" >&2; exit 2; }
 
 # HMAC-SHA256(master key, label) in hex: how every key of a construction is derived
-# (docs/internals.md, "Masking").
+# (docs/internals.md, "Masking"). Computed from its definition, H((K ^ opad) || H((K ^ ipad)
+# || label)), with the key's bytes made by bash's builtin printf and piped to openssl, so
+# that no command line (openssl's -macopt hexkey:, for one) holds the key.
 derive() {
-  printf '%s' "$2" | openssl dgst -sha256 -mac HMAC -macopt "hexkey:$1" | awk '{print $NF}'
+  local hex=$1 label=$2 ipad='' opad='' byte i inner
+  for ((i = 0; i < 64; i++)); do
+    byte=0
+    ((i < 32)) && byte=$((16#${hex:2*i:2}))
+    printf -v ipad '%s\\x%02x' "$ipad" $((byte ^ 0x36))
+    printf -v opad '%s\\x%02x' "$opad" $((byte ^ 0x5c))
+  done
+  inner=$({ printf '%b' "$ipad"; printf '%s' "$label"; } | openssl dgst -sha256 | awk '{print $NF}')
+  { printf '%b' "$opad"; printf '%b' "$(printf '%s' "$inner" | sed 's/../\\x&/g')"; } |
+    openssl dgst -sha256 | awk '{print $NF}'
 }
 
 case ${1:-} in
@@ -24,12 +38,13 @@ case ${1:-} in
     printf '%s %s active\n' "$id" "$(openssl rand -hex 32)"
     ;;
   uuidv47)
-    hex=${2:-}
-    [[ $hex =~ ^[0-9a-fA-F]{64}$ ]] || die "a master key is 64 hex digits"
+    [ $# -eq 1 ] || die "give the master key on standard input, not as an argument (ps and shell history show arguments)"
+    IFS= read -r hex || true
+    [[ $hex =~ ^[0-9a-fA-F]{64}$ ]] || die "a master key is 64 hex digits, on standard input"
     derive "$hex" "snowflake mask uuidv47 v1" | cut -c1-32
     ;;
   *)
-    sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
     [ "${1:-}" = -h ] || [ "${1:-}" = --help ] || exit 2
     ;;
 esac

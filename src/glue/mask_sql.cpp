@@ -145,9 +145,7 @@ int key_arg(FunctionCallInfo fcinfo, MaskKeyring &ring, int n) {
   if (!ring.has(id)) {
     ereport(ERROR,
             (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("no mask key has the id %d", id),
-             errhint("snowflake.mask_key_file holds %d keys; the active one has the id "
-                     "%d.",
-                     ring.count(), ring.active_id())));
+             errhint("snowflake_status() shows the keys loaded, to roles with pg_monitor.")));
   }
   return id;
 }

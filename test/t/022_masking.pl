@@ -147,8 +147,21 @@ like(psql_error("SELECT snowflake_mask(1, 'Order')"),
 	qr/ERROR:  22023: invalid token prefix "Order"\nDETAIL:  A prefix is at most 63 characters/, 'a bad prefix: 22023');
 like(psql_error("SELECT uuidv7_mask(gen_random_uuid())"),
 	qr/ERROR:  22023: uuidv7_mask\(\) takes a version 7 UUID, not version 4/, 'uuidv7_mask of a v4: 22023');
-like(psql_error("SELECT ulid_mask(ulid(), 9)"),
-	qr/ERROR:  22023: no mask key has the id 9/, 'a key id not in the file: 22023');
+# An unknown key id, asked by a role without pg_monitor: the same ERROR for every id, naming
+# neither how many keys are loaded nor the active one (snowflake_status() is pg_monitor's).
+$node->safe_psql('postgres', 'CREATE ROLE nomon LOGIN');
+my %unknown = map {
+	my $e = psql_error("SELECT uuidv7_mask(snowflake_uuidv7(), $_), ulid_mask(ulid(), $_)", 'postgres', 'nomon');
+	$e =~ s/\nLOCATION:[^\n]*//g;
+	$e =~ s/^psql:<stdin>:\d+: //;
+	($_ => $e)
+} (9, 200, -1);
+like($unknown{9},
+	qr/\AERROR:  22023: no mask key has the id 9\nHINT:  snowflake_status\(\) shows the keys loaded, to roles with pg_monitor\.\z/,
+	'a key id not in the file: 22023, and the hint names no count and no active id');
+my $unknown_n = $unknown{9} =~ s/the id 9\b/the id N/r;
+is(join('', map { $unknown{$_} =~ s/the id \Q$_\E\b/the id N/r } 200, -1), $unknown_n x 2,
+	'every unknown key id gets the same ERROR');
 
 # 10,000 random strings of a token's length and alphabet: every one refused, with 22P02.
 is( $node->safe_psql(
@@ -216,15 +229,19 @@ SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0;
 SELECT count(*) FILTER (WHERE snowflake_mask(p.id, 'ord') = l.t AND uuidv7_mask(p.u) = l.f
                           AND snowflake_unmask(l.t, 'ord') = p.id)
   FROM par p JOIN lead l USING (id)};
-like($node->safe_psql('postgres', "$parallel; EXPLAIN (ANALYZE, COSTS OFF) " . ($parallel =~ s/.*(SELECT count)/$1/rs)),
-	qr/Workers Launched: [1-9]/, 'the query runs with parallel workers');
-is($node->safe_psql('postgres', $parallel), '200000', 'parallel query: the leader\'s tokens and façades');
+# The query, then the same under EXPLAIN ANALYZE: its result, and that workers ran it.
+my $explained = "$parallel; EXPLAIN (ANALYZE, COSTS OFF) " . ($parallel =~ s/.*(SELECT count)/$1/rs);
+like($node->safe_psql('postgres', $explained), qr/\A200000\n(?s:.*)Workers Launched: [1-9]/,
+	'parallel query, run by workers: the leader\'s tokens and façades');
+is($node->safe_psql('postgres', "SET $force = on; SELECT concat_ws('|', mask_key_id, mask_keys, coalesce(mask_key_problem, '-')) FROM snowflake_status()"),
+	'1|1|-', 'snowflake_status() with parallel query forced: the keys loaded, no problem');
 my $good_keys = slurp_file($keyfile);
 open(my $broken, '>', $keyfile) or die $!;
 print $broken "1 being edited\n";
 close $broken;
-my ($par_ret, $par_out, $par_err) = $node->psql('postgres', $parallel);
-is("$par_out|$par_err", '200000|', 'the file broken, not reloaded: the same, and no error');
+my ($par_ret, $par_out, $par_err) = $node->psql('postgres', $explained);
+like("$par_out|$par_err", qr/\A200000\n(?s:.*)Workers Launched: [1-9](?s:.*)\|\z/,
+	'the file broken, not reloaded: the same, run by workers, and no error');
 open($broken, '>', $keyfile) or die $!;
 print $broken $good_keys;
 close $broken;
@@ -234,8 +251,8 @@ $node->safe_psql('postgres', q{
 CREATE FUNCTION wrapped(bigint) RETURNS text LANGUAGE plpgsql PARALLEL SAFE
   AS $$BEGIN RETURN snowflake_mask($1); END$$});
 like(psql_error($parallel =~ s/SELECT count.*/SELECT count(wrapped(id)) FROM par/sr),
-	qr/ERROR:  55000: no mask key is loaded\nDETAIL:  a parallel worker holds no mask key\nHINT:  The mask functions are PARALLEL RESTRICTED: a function that calls them must be too\./,
-	'a PARALLEL SAFE function that masks: 55000, and the hint says why');
+	qr/ERROR:  55000: no mask key is loaded\nDETAIL:  a parallel worker holds no mask key\nHINT:  The mask functions are PARALLEL RESTRICTED: a function that calls them must be too\.\n(?s:.*)^CONTEXT: (?s:.*)^parallel worker$/m,
+	'a PARALLEL SAFE function that masks, run by a worker: 55000, and the hint says why');
 
 # Rotation: key 2 becomes active; a session opened before the reload takes it at its next
 # statement; tokens made under key 1 still unmask; the façades take a key id.
