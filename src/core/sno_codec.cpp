@@ -1,20 +1,14 @@
 #include "core/sno_codec.hpp"
 
+#include "core/base32.hpp"
+
 namespace snowflake::sno {
 
 namespace {
 
 constexpr char kAlphabet[] = "23456789abcdefghijklmnopqrstuvwx";
 
-struct DecodeTable {
-  int8_t v[256];
-  constexpr DecodeTable() : v() {
-    for (int i = 0; i < 256; ++i) v[i] = -1;
-    for (int i = 0; i < 32; ++i)
-      v[static_cast<unsigned char>(kAlphabet[i])] = static_cast<int8_t>(i);
-  }
-};
-constexpr DecodeTable kDecode;
+constexpr Base32Table kDecode(kAlphabet);
 
 // The 10 bytes as an 80-bit number in two halves: hi the top 16 bits, lo the low 64.
 struct U80 {

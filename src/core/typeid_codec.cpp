@@ -1,5 +1,6 @@
 #include "core/typeid_codec.hpp"
 
+#include "core/base32.hpp"
 #include "core/id128.hpp"
 
 #include <cstring>
@@ -11,15 +12,7 @@ namespace {
 constexpr char kAlphabet[] = "0123456789abcdefghjkmnpqrstvwxyz";
 
 // Lower case alone decodes; upper case is told apart only to name the rule it breaks.
-struct DecodeTable {
-  int8_t v[256];
-  constexpr DecodeTable() : v() {
-    for (int i = 0; i < 256; ++i) v[i] = -1;
-    for (int i = 0; i < 32; ++i)
-      v[static_cast<unsigned char>(kAlphabet[i])] = static_cast<int8_t>(i);
-  }
-};
-constexpr DecodeTable kDecode;
+constexpr Base32Table kDecode(kAlphabet);
 
 constexpr bool is_lower(unsigned char c) { return c >= 'a' && c <= 'z'; }
 constexpr bool is_upper(unsigned char c) { return c >= 'A' && c <= 'Z'; }

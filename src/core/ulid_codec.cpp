@@ -1,5 +1,7 @@
 #include "core/ulid_codec.hpp"
 
+#include "core/base32.hpp"
+
 #include "core/id128.hpp"
 
 namespace snowflake {
@@ -8,19 +10,7 @@ namespace {
 
 constexpr char kAlphabet[] = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 
-struct DecodeTable {
-  int8_t v[256];
-  constexpr DecodeTable() : v() {
-    for (int i = 0; i < 256; ++i) v[i] = -1;
-    for (int i = 0; i < 32; ++i) {
-      const char c = kAlphabet[i];
-      v[static_cast<unsigned char>(c)] = static_cast<int8_t>(i);
-      if (c >= 'A' && c <= 'Z')
-        v[static_cast<unsigned char>(c - 'A' + 'a')] = static_cast<int8_t>(i);
-    }
-  }
-};
-constexpr DecodeTable kDecode;
+constexpr Base32Table kDecode(kAlphabet, true);
 
 }  // namespace
 

@@ -1,20 +1,14 @@
 #include "core/xid_codec.hpp"
 
+#include "core/base32.hpp"
+
 namespace snowflake::xid {
 
 namespace {
 
 constexpr char kAlphabet[] = "0123456789abcdefghijklmnopqrstuv";
 
-struct DecodeTable {
-  int8_t v[256];
-  constexpr DecodeTable() : v() {
-    for (int i = 0; i < 256; ++i) v[i] = -1;
-    for (int i = 0; i < 32; ++i)
-      v[static_cast<unsigned char>(kAlphabet[i])] = static_cast<int8_t>(i);
-  }
-};
-constexpr DecodeTable kDecode;
+constexpr Base32Table kDecode(kAlphabet);
 
 }  // namespace
 
