@@ -16,7 +16,7 @@ use PostgreSQL::Test::Utils;
 
 our @EXPORT = qw(
   faketime_library $no_faketime
-  snowflake_node with_clock start_with_clock start_with_clock_file set_clock_file
+  snowflake_node etcd_user_node create_refused_ms with_clock start_with_clock start_with_clock_file set_clock_file
   start_expecting_stop kill9_and_wait set_and_reload log_since lead_ms writer_pids poll_until
   wait_for_writer ids_ahead_s new_ids_above_old status_of);
 
@@ -69,6 +69,43 @@ sub snowflake_node
 	$node->append_conf('postgresql.conf',
 		"shared_preload_libraries = 'snowflake'\n" . ($conf // ''));
 	return $node;
+}
+
+# A new server in lease mode on $endpoints that logs in to etcd as $user, its password in a
+# file of mode 0600 in its data directory, with short lease settings (ttl 6 s, renew 1 s,
+# fail_after 3 s) and $conf added (not yet started).
+sub etcd_user_node
+{
+	my ($name, $endpoints, $user, $password, $conf) = @_;
+	my $node = snowflake_node($name, qq{
+snowflake.shard_source = etcd
+snowflake.etcd_endpoints = '$endpoints'
+snowflake.etcd_user = '$user'
+snowflake.etcd_password_file = 'etcd.password'
+snowflake.lease_ttl = 6s
+snowflake.lease_renew = 1s
+snowflake.lease_fail_after = 3s
+} . ($conf // ''));
+	my $file = $node->data_dir . '/etcd.password';
+	PostgreSQL::Test::Utils::append_to_file($file, "$password\n");
+	chmod 0600, $file;
+	return $node;
+}
+
+# refused_ms() on $node: the milliseconds, by the server's clock, that a snowflake() call
+# took to be refused with SF001 (NULL if it was not refused).
+sub create_refused_ms
+{
+	my ($node) = @_;
+	$node->safe_psql('postgres', q{CREATE FUNCTION refused_ms() RETURNS float8 LANGUAGE plpgsql AS $$
+DECLARE t0 timestamptz := clock_timestamp();
+BEGIN
+  PERFORM snowflake();
+  RETURN NULL;
+EXCEPTION WHEN SQLSTATE 'SF001' THEN
+  RETURN extract(epoch FROM clock_timestamp() - t0) * 1000;
+END $$;});
+	return;
 }
 
 # Runs $code with libfaketime preloaded and these settings of it. The monotonic clock stays

@@ -291,14 +291,7 @@ like(generate_error($late), qr/SF001: .*lease_state is acquiring/s,
 # after reservation_timeout (5 s), timed inside the server.
 $late->poll_query_until('postgres', 'SELECT etcd_error IS NOT NULL FROM snowflake_status()')
   or die 'no failed attempt seen';
-$late->safe_psql('postgres', q{CREATE FUNCTION refused_ms() RETURNS float8 LANGUAGE plpgsql AS $$
-DECLARE t0 timestamptz := clock_timestamp();
-BEGIN
-  PERFORM snowflake();
-  RETURN NULL;
-EXCEPTION WHEN SQLSTATE 'SF001' THEN
-  RETURN extract(epoch FROM clock_timestamp() - t0) * 1000;
-END $$;});
+create_refused_ms($late);
 my $late_took = $late->safe_psql('postgres', 'SELECT refused_ms()');
 cmp_ok($late_took || 1e9, '<', 100,
 	'with etcd unreachable at start, snowflake() refuses at once once an attempt failed');

@@ -22,22 +22,13 @@ my $etcd = EtcdCluster->new('secure', tls => 1);
 $etcd->enable_auth('fleet', $password, '/snowflake');
 my $tls = $etcd->{tls};
 
-my $node = snowflake_node('secure', qq{
-snowflake.shard_source = etcd
-snowflake.etcd_endpoints = '@{[ $etcd->endpoints ]}'
+my $node = etcd_user_node('secure', $etcd->endpoints, 'fleet', $password, qq{
 snowflake.etcd_cafile = '$tls->{ca}'
 snowflake.etcd_certfile = '$tls->{cert}'
 snowflake.etcd_keyfile = '$tls->{key}'
-snowflake.etcd_user = 'fleet'
-snowflake.etcd_password_file = 'etcd.password'
-snowflake.lease_ttl = 6s
-snowflake.lease_renew = 1s
-snowflake.lease_fail_after = 3s
 snowflake.reservation_timeout = 5s
 });
 my $pwfile = $node->data_dir . '/etcd.password';
-PostgreSQL::Test::Utils::append_to_file($pwfile, "$password\n");
-chmod 0600, $pwfile;
 $node->start;
 $node->safe_psql('postgres', 'CREATE EXTENSION snowflake');
 $node->poll_query_until('postgres', q{SELECT lease_state = 'held' FROM snowflake_status()})
@@ -101,20 +92,10 @@ pass('without a client certificate the status shows the TLS failure: '
 # ---- Over http://, a password would cross the network in clear: refused unless allowed.
 # Nothing need listen there: the refusal comes before any request.
 my $http = 'http://127.0.0.1:' . PostgreSQL::Test::Cluster::get_free_port();
-my $plain = snowflake_node('plain', qq{
-snowflake.shard_source = etcd
-snowflake.etcd_endpoints = '$http'
+my $plain = etcd_user_node('plain', $http, 'fleet', $password, qq{
 snowflake.etcd_cafile = '$tls->{ca}'
-snowflake.etcd_user = 'fleet'
-snowflake.etcd_password_file = 'etcd.password'
-snowflake.lease_ttl = 6s
-snowflake.lease_renew = 1s
-snowflake.lease_fail_after = 3s
 snowflake.reservation_timeout = 1s
 });
-my $plain_pw = $plain->data_dir . '/etcd.password';
-PostgreSQL::Test::Utils::append_to_file($plain_pw, "$password\n");
-chmod 0600, $plain_pw;
 $plain->start;
 $plain->safe_psql('postgres', 'CREATE EXTENSION snowflake');
 $plain->poll_query_until('postgres', q{SELECT etcd_error IS NOT NULL FROM snowflake_status()})
@@ -124,15 +105,8 @@ like($plain->safe_psql('postgres', 'SELECT etcd_error FROM snowflake_status()'),
 	'a password over http:// is refused, and the status says why');
 # No lease can come: a call is refused at once, not after reservation_timeout (1 s here),
 # timed inside the server.
-is($plain->safe_psql('postgres', q{CREATE FUNCTION refused_ms() RETURNS float8 LANGUAGE plpgsql AS $$
-DECLARE t0 timestamptz := clock_timestamp();
-BEGIN
-  PERFORM snowflake();
-  RETURN NULL;
-EXCEPTION WHEN SQLSTATE 'SF001' THEN
-  RETURN extract(epoch FROM clock_timestamp() - t0) * 1000;
-END $$;
-SELECT refused_ms() < 100;}), 't', 'snowflake() is refused at once, under 100 ms');
+create_refused_ms($plain);
+is($plain->safe_psql('postgres', 'SELECT refused_ms() < 100'), 't', 'snowflake() is refused at once, under 100 ms');
 ($ret, $out, $err) = $plain->psql('postgres', "\\set VERBOSITY verbose\nSELECT snowflake()");
 like($err, qr/SF001: .*etcd_allow_plaintext_password/s, 'snowflake() raises SF001, and its DETAIL names the setting that allows it');
 like(slurp_file($plain->logfile), qr/WARNING:  snowflake.etcd_cafile is set, but snowflake.etcd_endpoints has an http:\/\/ endpoint/,

@@ -25,23 +25,13 @@ my $etcd = EtcdCluster->new('jwt', jwt => 1, tls => 1);
 $etcd->enable_auth('fleet', $password, '/snowflake');
 my $tls = $etcd->{tls};
 
-my $node = snowflake_node('jwt', qq{
-snowflake.shard_source = etcd
-snowflake.etcd_endpoints = '@{[ $etcd->endpoints ]}'
+my $node = etcd_user_node('jwt', $etcd->endpoints, 'fleet', $password, qq{
 snowflake.etcd_cafile = '$tls->{ca}'
 snowflake.etcd_certfile = '$tls->{cert}'
 snowflake.etcd_keyfile = '$tls->{key}'
-snowflake.etcd_user = 'fleet'
-snowflake.etcd_password_file = 'etcd.password'
 snowflake.shard_pool = '0-0'
-snowflake.lease_ttl = 6s
-snowflake.lease_renew = 1s
-snowflake.lease_fail_after = 3s
 snowflake.reservation_timeout = 5s
 });
-my $pwfile = $node->data_dir . '/etcd.password';
-PostgreSQL::Test::Utils::append_to_file($pwfile, "$password\n");
-chmod 0600, $pwfile;
 $node->start;
 $node->safe_psql('postgres', 'CREATE EXTENSION snowflake');
 $node->poll_query_until('postgres', q{SELECT lease_state = 'held' FROM snowflake_status()})
