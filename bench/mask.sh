@@ -43,7 +43,7 @@ KEY_FILE=$DIR/mask.keys
 as_user install -m 600 /dev/null "$KEY_FILE"
 echo "$KEY_LINE" | as_user tee "$KEY_FILE" >/dev/null
 # uuidv47's key for the same façades.
-UUID47_KEY=$("$ROOT/scripts/mask_key.sh" uuidv47 "$(echo "$KEY_LINE" | cut -d' ' -f2)")
+UUID47_KEY=$(echo "$KEY_LINE" | cut -d' ' -f2 | "$ROOT/scripts/mask_key.sh" uuidv47)
 
 # The table fits in shared buffers many times over (a scan of more than a quarter of them
 # would go through a small ring); one backend per statement, no JIT: the same work each round.
