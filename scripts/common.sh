@@ -69,6 +69,17 @@ install_packages() {
 # SNOWFLAKE_INSTALL_ONLY=1: a script installs the packages it needs, then exits there, building
 # and running nothing (scripts/matrix.sh readies a chroot so, ahead of the run that uses it).
 # Called right after a script's install_packages.
+# Sources of test tools that Debian lacks (the sno reference implementation, Citus), kept
+# beside the repo in ../shared/vendor (SNOWFLAKE_VENDOR overrides): built offline into the work
+# folder by the suites that need them, never into the repo. Prints the folder, or fails with
+# what is missing.
+vendor_file() {
+  local dir=${SNOWFLAKE_VENDOR:-$ROOT/../shared/vendor}
+  [ -f "$dir/$1" ] ||
+    die "$1 not found in $dir (the vendored sources of the test tools: set SNOWFLAKE_VENDOR to their folder)"
+  printf '%s\n' "$(cd "$dir" && pwd)/$1"
+}
+
 installed_only() { [ -z "${SNOWFLAKE_INSTALL_ONLY:-}" ] || exit 0; }
 
 # A prefix that runs a command as the server user in place ("${EXEC_AS_USER[@]}" cmd &):
