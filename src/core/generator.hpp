@@ -105,3 +105,89 @@ inline RangeResult next_in_range(Slot *slots, uint32_t count, std::atomic<uint64
 }
 
 }  // namespace snowflake
+
+namespace snowflake {
+
+// Blocks (snowflake_block): n consecutive values of one stream taken in one compare-and-swap,
+// for a client to hand out. A block is every value from first to last of one stream word:
+// within a millisecond consecutive sequences, then the next millisecond from sequence 0, so
+// first = max(cur + 1, max(clock, floor) << SeqBits) and last = first + n - 1 (the milliseconds
+// carry over). Its last value obeys what one value does: the layout's end, the reservation
+// (which must cover last before the block is returned) and a lead bound. That bound is
+// block_lead_ms: snowflake.max_lead, but never under the span of the largest block
+// (kMaxBlockValues >> SeqBits ms), so that a block of any allowed size can always be taken,
+// waiting at most that long for the clock; no block moves the stream further ahead.
+constexpr uint64_t kMaxBlockValues = uint64_t{1} << 20;
+
+inline constexpr bool block_size_ok(int64_t n) noexcept {
+  return n >= 1 && static_cast<uint64_t>(n) <= kMaxBlockValues;
+}
+
+template <int SeqBits>
+constexpr uint64_t block_lead_ms(uint64_t max_lead_ms) noexcept {
+  return std::max(max_lead_ms, kMaxBlockValues >> SeqBits);
+}
+
+struct BlockResult {
+  Step step;
+  uint64_t value;  // kIssued: the last value (a state word); otherwise as NextResult's
+  uint64_t first;  // kIssued: the first value
+};
+
+// n from 1 to kMaxBlockValues (block_size_ok); floor_ms: no value below this millisecond
+// (a range's floor, 0 for one shard).
+template <int SeqBits>
+inline BlockResult take_block(std::atomic<uint64_t> &last, uint64_t n, uint64_t now_ms,
+                              uint64_t floor_ms, const Limits &limits) noexcept {
+  const uint64_t lead = block_lead_ms<SeqBits>(limits.max_lead_ms);
+  uint64_t cur = last.load(std::memory_order_relaxed);
+  for (;;) {
+    const uint64_t first = std::max(cur + 1, std::max(now_ms, floor_ms) << SeqBits);
+    const uint64_t end = first + (n - 1);
+    const uint64_t ms = end >> SeqBits;
+    if (ms > limits.max_ms) return BlockResult{Step::kExhausted, 0, 0};
+    if (ms > now_ms + lead) return BlockResult{Step::kWait, ms - lead - now_ms, 0};
+    if (unlikely_(ms >= limits.reserved_ms)) return BlockResult{Step::kReserve, ms, 0};
+    if (last.compare_exchange_weak(cur, end, std::memory_order_seq_cst, std::memory_order_relaxed))
+      return BlockResult{Step::kIssued, end, first};
+  }
+}
+
+// A block from a range of shards (snowflake.shard_count > 1) comes from one shard: the one
+// furthest behind (the smallest last value; of equals, the lowest), so that it moves the
+// range's IDs least ahead, and never below the range's floor. A block of n moves that shard
+// n >> SeqBits ms ahead, the range's other shards not at all.
+struct RangeBlockResult {
+  BlockResult block;
+  uint32_t shard;  // kIssued: the shard the block belongs to (0 is the range's first)
+};
+
+template <int SeqBits, typename Slot>
+inline RangeBlockResult take_block_in_range(Slot *slots, uint32_t count,
+                                            std::atomic<uint64_t> &floor_ms, uint64_t n,
+                                            uint64_t now_ms, const Limits &limits) noexcept {
+  uint32_t pick = 0;
+  uint64_t least = slots[0].last.load(std::memory_order_relaxed);
+  for (uint32_t i = 1; i < count; ++i) {
+    const uint64_t v = slots[i].last.load(std::memory_order_relaxed);
+    if (v < least) {
+      least = v;
+      pick = i;
+    }
+  }
+  return RangeBlockResult{take_block<SeqBits>(slots[pick].last, n, now_ms,
+                                              floor_ms.load(std::memory_order_acquire), limits),
+                          pick};
+}
+
+// The value after id in its block (the client's rule): the next sequence of its shard, or
+// sequence 0 of the next millisecond after the last one.
+template <int ShardBits, int SeqBits>
+constexpr uint64_t next_in_block(uint64_t id) noexcept {
+  constexpr uint64_t seq_max = (uint64_t{1} << SeqBits) - 1;
+  return (id & seq_max) != seq_max ? id + 1
+                                   : ((id >> (ShardBits + SeqBits)) + 1) << (ShardBits + SeqBits) |
+                                         (id & (((uint64_t{1} << ShardBits) - 1) << SeqBits));
+}
+
+}  // namespace snowflake

@@ -33,6 +33,9 @@ struct alignas(64) ShardSlot {
   // For a range of shards that starts here (next_in_range): the millisecond below which no
   // ID of the range is issued any more.
   std::atomic<uint64_t> range_floor_ms;
+  // Blocks taken from this shard since start (snowflake_block), and the values they held.
+  std::atomic<uint64_t> blocks;
+  std::atomic<uint64_t> block_values;
 };
 
 // The 128-bit kinds' streams: one for uuidv7() (the same word layout as a shard, with a
@@ -200,6 +203,8 @@ struct SharedStateT {
     for (ShardSlot &s : shards) {
       s.last.store(0);
       s.range_floor_ms.store(0);
+      s.blocks.store(0);
+      s.block_values.store(0);
     }
   }
 };
