@@ -511,15 +511,23 @@ CREATE FUNCTION snowflake_status(
 	OUT lease_state text, OUT lease_shard integer, OUT lease_shard_count integer,
 	OUT lease_expires_ms bigint, OUT etcd_endpoint text, OUT etcd_error text,
 	OUT etcd_requests bigint, OUT mask_key_id integer, OUT mask_keys integer,
-	OUT mask_key_problem text)
+	OUT mask_key_problem text, OUT blocks bigint, OUT block_ids bigint)
 	RETURNS SETOF record
 	AS 'MODULE_PATHNAME', 'snowflake_status' LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED ROWS 1;
 
 CREATE FUNCTION snowflake_streams(
 	OUT kind text, OUT shard integer, OUT last_ts timestamptz, OUT last_seq bigint,
-	OUT lead_ms bigint)
+	OUT lead_ms bigint, OUT blocks bigint, OUT block_ids bigint)
 	RETURNS SETOF record
 	AS 'MODULE_PATHNAME', 'snowflake_streams' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+
+-- ID blocks: the next n IDs of this server's stream in one call, for a client to hand out
+
+CREATE FUNCTION snowflake_block(n integer) RETURNS TABLE (first bigint, last bigint, count integer)
+	AS 'MODULE_PATHNAME', 'snowflake_block' LANGUAGE C VOLATILE STRICT PARALLEL SAFE ROWS 1;
+
+CREATE FUNCTION snowflake_block_ids(first bigint, last bigint) RETURNS SETOF bigint
+	AS 'MODULE_PATHNAME', 'snowflake_block_ids' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 1000;
 
 -- Every shard's activity is for monitoring roles, as pg_stat_statements' is.
 REVOKE ALL ON FUNCTION snowflake_status() FROM PUBLIC;
@@ -641,8 +649,10 @@ COMMENT ON OPERATOR FAMILY sno_hash_ops USING hash IS 'hash operators of sno';
 COMMENT ON FUNCTION xid_decode(text) IS 'the second, the 3-byte machine id, the process id and the counter of an xid (github.com/rs/xid) of 20 lower-case base32hex characters';
 COMMENT ON FUNCTION xid_decode(bytea) IS 'the second, the 3-byte machine id, the process id and the counter of an xid (github.com/rs/xid) of 12 bytes';
 
-COMMENT ON FUNCTION snowflake_status() IS 'one row: whether the server generates (and why not), the IDs'' clock over the system clock and its steps, waits at snowflake.max_lead, the durable reservation with its writer, writes, waits, failures and replay, observed IDs, and where the shards come from with the etcd lease''s state; for pg_monitor';
-COMMENT ON FUNCTION snowflake_streams() IS 'a row per ID stream that issued a value since start: its last value and its lead over the system clock; for pg_monitor';
+COMMENT ON FUNCTION snowflake_status() IS 'one row: whether the server generates (and why not), the IDs'' clock over the system clock and its steps, waits at snowflake.max_lead, the durable reservation with its writer, writes, waits, failures and replay, observed IDs, where the shards come from with the etcd lease''s state, and the blocks taken with the IDs they held; for pg_monitor';
+COMMENT ON FUNCTION snowflake_streams() IS 'a row per ID stream that issued a value since start: its last value, its lead over the system clock, and its blocks taken with the IDs they held; for pg_monitor';
+COMMENT ON FUNCTION snowflake_block(integer) IS 'reserves the next n (1 to 1048576) IDs of this server''s stream in one step, durable like every ID: every ID of the block''s shard from first to last, for a client to hand out';
+COMMENT ON FUNCTION snowflake_block_ids(bigint, bigint) IS 'every ID of a block from first to last, in order: within a millisecond the next sequence, then sequence 0 of the next millisecond';
 COMMENT ON FUNCTION snowflake_observe_trigger() IS 'row trigger for replication''s apply: observes the named ID columns (default: the primary key) of each row, and counts in snowflake_status() what it may not observe instead of raising';
 COMMENT ON FUNCTION snowflake_replica_guard() IS 'row trigger for tables that replication writes into: observes the named ID columns (default: the primary key) as snowflake_observe_trigger() does, and reports a replicated snowflake ID of this server''s own shards as a shard collision (snowflake.on_shard_collision)';
 COMMENT ON FUNCTION snowflake_reservation_create() IS 'a server whose reservation file is missing may generate again, from the clock: only once the clock is past every ID already issued';

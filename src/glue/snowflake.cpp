@@ -218,6 +218,16 @@ Datum out_record(FunctionCallInfo fcinfo, const Datum *values, int count) {
   return HeapTupleGetDatum(heap_form_tuple(desc, const_cast<Datum *>(values), nulls));
 }
 
+// For the blocks (block.cpp), which take from the same streams.
+bool leased_clock_now(ClockState &clock, uint64_t *now_ms, int64_t *mono) {
+  return leased_clock(clock, now_ms, mono);
+}
+
+void raise_shard_range_too_far() {
+  raise_range_too_far();
+  pg_unreachable();
+}
+
 }  // namespace snowflake::glue
 
 SNOWFLAKE_FUNCTION(snowflake_generate) {

@@ -19,4 +19,10 @@ inline uint64_t checked_id(int64 id, const char *kind = "snowflake") {
 // NULL).
 Datum out_record(FunctionCallInfo fcinfo, const Datum *values, int count);
 
+// Lease mode's reading of the IDs' clock (ms since the epoch, and the monotonic reading the
+// lease's deadline is checked against); false after reporting a clock step: read again.
+bool leased_clock_now(ClockState &clock, uint64_t *now_ms, int64_t *mono);
+// snowflake.shard_id with snowflake.shard_count reaches past the last shard.
+[[noreturn]] void raise_shard_range_too_far();
+
 }  // namespace snowflake::glue

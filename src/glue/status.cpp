@@ -28,8 +28,8 @@ namespace {
 using namespace snowflake;
 using namespace snowflake::glue;
 
-constexpr int kStatusColumns = 32;
-constexpr int kStreamColumns = 5;
+constexpr int kStatusColumns = 34;
+constexpr int kStreamColumns = 7;
 
 int64_t system_clock_ms() { return read_clock(CLOCK_REALTIME) / 1000000; }
 
@@ -123,14 +123,23 @@ SNOWFLAKE_FUNCTION(snowflake_status) {
   const char *problem = mask_key_problem();
   values[31] = CStringGetTextDatum(problem);
   nulls[31] = problem[0] == '\0';
+  // Blocks (snowflake_block) taken since start, and the IDs they held, over every shard.
+  uint64_t blocks = 0, block_ids = 0;
+  for (const ShardSlot &s : state.shards) {
+    blocks += s.blocks.load(std::memory_order_relaxed);
+    block_ids += s.block_values.load(std::memory_order_relaxed);
+  }
+  put_count(values, 32, blocks);
+  put_count(values, 33, block_ids);
   tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
   return (Datum)0;
 }
 
 namespace {
 
+// blocks and block_ids: of a snowflake shard; NULL (-1) for the other kinds, which have none.
 void put_stream(ReturnSetInfo *rsinfo, const char *kind, int32 shard, uint64_t last_unix_ms,
-                int64 last_seq, int64_t now_ms) {
+                int64 last_seq, int64_t now_ms, int64 blocks = -1, int64 block_ids = -1) {
   Datum values[kStreamColumns];
   bool nulls[kStreamColumns] = {};
   values[0] = CStringGetTextDatum(kind);
@@ -140,6 +149,9 @@ void put_stream(ReturnSetInfo *rsinfo, const char *kind, int32 shard, uint64_t l
   values[3] = Int64GetDatum(last_seq);
   nulls[3] = last_seq < 0;
   values[4] = Int64GetDatum(static_cast<int64>(last_unix_ms) - static_cast<int64>(now_ms));
+  values[5] = Int64GetDatum(blocks);
+  values[6] = Int64GetDatum(block_ids);
+  nulls[5] = nulls[6] = blocks < 0;
   tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
@@ -153,9 +165,11 @@ SNOWFLAKE_FUNCTION(snowflake_streams) {
   for (uint32_t shard = 0; shard < kShardCount; ++shard) {
     const uint64_t last = state.shards[shard].last.load(std::memory_order_relaxed);
     if (last == 0) continue;
-    put_stream(rsinfo, "snowflake", static_cast<int32>(shard),
-               (last >> kSeqBits) + static_cast<uint64_t>(epoch_ms),
-               static_cast<int64>(last & kMaxSeq), now_ms);
+    put_stream(
+        rsinfo, "snowflake", static_cast<int32>(shard),
+        (last >> kSeqBits) + static_cast<uint64_t>(epoch_ms), static_cast<int64>(last & kMaxSeq),
+        now_ms, static_cast<int64>(state.shards[shard].blocks.load(std::memory_order_relaxed)),
+        static_cast<int64>(state.shards[shard].block_values.load(std::memory_order_relaxed)));
   }
   const uint64_t uuid = state.streams.uuid.last.load(std::memory_order_relaxed);
   if (uuid != 0)

@@ -1,0 +1,67 @@
+-- snowflake_block(n): the next n IDs of this server's stream in one call; snowflake_block_ids()
+-- expands a block; the status counts blocks.
+SET timezone = 'UTC';
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set outcome_sql :abs_srcdir '/sql/include/outcome.sql'
+\i :outcome_sql
+
+SELECT coalesce(sum(blocks), 0) AS blocks0, coalesce(sum(block_ids), 0) AS block_ids0
+  FROM snowflake_status() \gset
+
+-- one ID; then a block between two snowflake() calls: every ID of it lies between them
+SELECT count, first = last AS one_id, snowflake_shard(first) AS shard FROM snowflake_block(1);
+SELECT snowflake() AS before \gset
+SELECT first, last, count FROM snowflake_block(3000) \gset
+SELECT snowflake() AS after \gset
+SELECT :count AS count, :first > :before AS above_before, :after > :last AS below_after,
+       snowflake_shard(:first) AS first_shard, snowflake_shard(:last) AS last_shard;
+
+-- the block is every ID of its shard from first to last: within a millisecond the next
+-- sequence, then sequence 0 of the next millisecond
+CREATE TEMP TABLE ids AS SELECT row_number() OVER () AS n, id FROM snowflake_block_ids(:first, :last) AS id;
+SELECT count(*) AS ids, count(DISTINCT id) AS distinct_ids, min(id) = :first AS starts_at_first,
+       max(id) = :last AS ends_at_last, bool_and(snowflake_shard(id) = 5) AS shard_5
+  FROM ids;
+SELECT count(*) AS not_the_next_id
+  FROM (SELECT id, lag(id) OVER (ORDER BY n) AS prev FROM ids) s
+ WHERE prev IS NOT NULL
+   AND id <> CASE WHEN snowflake_seq(prev) < 1023 THEN prev + 1
+                  ELSE ((prev >> 23) + 1) << 23 | (prev & (8191::bigint << 10)) END;
+SELECT count(DISTINCT snowflake_timestamp(id)) >= 3 AS spans_milliseconds FROM ids;
+
+-- a block of any size from a table of blocks: 0 duplicates beside snowflake() DEFAULT rows
+CREATE TEMP TABLE t (id bigint PRIMARY KEY DEFAULT snowflake(), src text);
+INSERT INTO t (src) SELECT 'default' FROM generate_series(1, 500);
+INSERT INTO t SELECT snowflake_block_ids(b.first, b.last), 'block'
+  FROM generate_series(1, 20) g, LATERAL snowflake_block(g * 97) b;
+INSERT INTO t (src) SELECT 'default' FROM generate_series(1, 500);
+SELECT src, count(*) FROM t GROUP BY src ORDER BY src;
+
+-- sizes outside 1 to 1048576, and NULL
+SELECT n, pg_temp.outcome(format('SELECT count FROM snowflake_block(%s)', n)) AS outcome
+  FROM (VALUES ('0'), ('-1'), ('1048577'), ('2147483647')) AS v(n);
+SELECT count(*) AS rows_for_null FROM snowflake_block(NULL);
+
+-- pairs that are not a block's shape
+SELECT pair, pg_temp.outcome('SELECT count(*) FROM snowflake_block_ids(' || args || ')') AS outcome
+  FROM (VALUES
+  ('two shards', 'snowflake(1), snowflake(2)'),
+  ('last below first', (:last)::text || ', ' || (:first)::text),
+  ('1,048,577 IDs', 'snowflake_at(''2026-01-01+00''), snowflake_at(''2026-01-01 00:00:01.025+00'')'),
+  ('1,048,576 IDs', 'snowflake_at(''2026-01-01+00''), snowflake_at(''2026-01-01 00:00:01.024+00'') - 8388608 + 1023'),
+  ('negative', '-1, 5'),
+  ('one ID', '5, 5'),
+  ('NULL', 'NULL, 5')) AS c(pair, args);
+
+-- the largest block, 1,048,576 IDs (1,024 ms of one shard)
+SELECT count, snowflake_shard(first) = snowflake_shard(last) AS one_shard,
+       ((last >> 23) - (first >> 23)) BETWEEN 1023 AND 1024 AS spans_1024_ms
+  FROM snowflake_block(1048576) \gset big_
+SELECT :big_count AS count, :'big_one_shard' AS one_shard, :'big_spans_1024_ms' AS spans_1024_ms;
+
+-- snowflake_status() counts the blocks and their IDs; snowflake_streams() per shard
+SELECT blocks - :blocks0 AS blocks, block_ids - :block_ids0 AS block_ids FROM snowflake_status();
+SELECT shard, blocks >= 23 AS counted, block_ids >= 1048576 + 3001 AS ids_counted
+  FROM snowflake_streams() WHERE kind = 'snowflake' AND shard = 5;
+SELECT snowflake_uuidv7() IS NOT NULL AS uuidv7, ulid() IS NOT NULL AS ulid;
+SELECT kind, blocks, block_ids FROM snowflake_streams() WHERE kind <> 'snowflake' ORDER BY kind;

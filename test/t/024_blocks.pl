@@ -1,0 +1,136 @@
+# ID blocks (snowflake_block): 8 sessions take blocks at once while 4 others call snowflake()
+# on the same range of shards; then a crash right after a block of 1,048,576 IDs and a start
+# with the clock 2 minutes behind; then a failover to a standby whose clock is 2 minutes
+# behind too. Over everything: no two blocks or IDs share an ID, and after each fault every
+# new ID is above every earlier one of its shard (the reservation, and the WAL that carries it,
+# covered each block's last ID before the block was returned).
+use strict;
+use warnings FATAL => 'all';
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use FindBin;
+use lib "$FindBin::Bin/../lib";
+use SnowflakeTest;
+
+my $faketime = faketime_library();
+plan skip_all => $no_faketime unless $faketime;
+
+my $primary = snowflake_node('primary', qq{
+snowflake.shard_id = 4
+snowflake.shard_count = 2
+snowflake.reservation_window = '100ms'
+max_connections = 40
+}, allows_streaming => 1);
+$primary->start;
+# Blocks are kept as their ends (a block is every ID of its shard from first to last), single
+# IDs as themselves; era is NULL until the rows are checked against the earlier ones.
+$primary->safe_psql('postgres', q{
+CREATE EXTENSION snowflake;
+CREATE TABLE blocks (first bigint NOT NULL, last bigint NOT NULL, count int NOT NULL, era int);
+CREATE TABLE ids (id bigint NOT NULL, era int);
+});
+$primary->backup('base');
+my $standby = PostgreSQL::Test::Cluster->new('standby');
+$standby->init_from_backup($primary, 'base', has_streaming => 1);
+start_with_clock($standby, '-2m');
+
+# 12 clients: 1 to 8 take blocks of 1 to 4,000 IDs, 9 to 12 insert snowflake() IDs.
+my $rounds = 0;
+sub take_at_once
+{
+	my ($node, $what) = @_;
+	$node->pgbench(
+		'--no-vacuum --client=12 --jobs=2 --transactions=40',
+		0,
+		[qr{number of transactions actually processed: 480/480}],
+		[qr{^$}],
+		"$what: 8 sessions take blocks while 4 call snowflake()",
+		{
+			'024_blocks_' . ++$rounds => q{
+\if :client_id < 8
+\set n random(1, 4000)
+INSERT INTO blocks (first, last, count) SELECT first, last, count FROM snowflake_block(:n);
+\else
+INSERT INTO ids (id) SELECT snowflake() FROM generate_series(1, 1000);
+\endif
+}
+		});
+	return;
+}
+
+# Every block has the shape of its count; no two of all the blocks and IDs (taken as ranges
+# of one shard: within a shard ID order is the stream's order) share an ID; every row not yet
+# checked is above every earlier one of its shard. Then the new rows join the earlier ones.
+sub check
+{
+	my ($node, $what, $era) = @_;
+	is( $node->safe_psql(
+			'postgres', q{
+WITH every AS (
+  SELECT first AS lo, last AS hi, era FROM blocks UNION ALL SELECT id, id, era FROM ids),
+ordered AS (
+  SELECT lo, hi, era, max(hi) OVER (PARTITION BY snowflake_shard(lo) ORDER BY lo, hi
+                                    ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS below
+    FROM every),
+shards AS (
+  SELECT min(lo) FILTER (WHERE era IS NULL) AS new_min, max(hi) FILTER (WHERE era IS NOT NULL) AS old_max
+    FROM every GROUP BY snowflake_shard(lo))
+SELECT (SELECT count(*) FROM blocks
+         WHERE snowflake_shard(first) <> snowflake_shard(last)
+            OR ((last >> 23) * 1024 + (last & 1023)) - ((first >> 23) * 1024 + (first & 1023)) + 1 <> count),
+       (SELECT count(*) FROM ordered WHERE lo <= below),
+       (SELECT count(*) FROM shards WHERE new_min <= old_max),
+       (SELECT count(*) > 0 FROM every WHERE era IS NULL)}),
+		'0|0|0|t',
+		"$what: every block has its shape, no ID is in two places, new IDs are above the earlier ones");
+	$node->safe_psql('postgres',
+		"UPDATE blocks SET era = $era WHERE era IS NULL; UPDATE ids SET era = $era WHERE era IS NULL;");
+	return;
+}
+
+# A block of 1,048,576 IDs, the largest, with snowflake() IDs after it: the reservation
+# covers its last ID as soon as it is returned (with a reservation window of 100 ms, the block
+# reaches past the reservation it found).
+sub take_large
+{
+	my ($node, $what) = @_;
+	is( $node->safe_psql(
+			'postgres', q{
+INSERT INTO blocks (first, last, count) SELECT first, last, count FROM snowflake_block(1048576)
+  RETURNING (SELECT reserved_until FROM snowflake_status()) > snowflake_timestamp(last);
+INSERT INTO ids (id) SELECT snowflake() FROM generate_series(1, 1000);
+}),
+		't',
+		"$what: the reservation covers the largest block when it is returned");
+	return;
+}
+
+take_at_once($primary, 'first run');
+take_large($primary, 'first run');
+check($primary, 'first run', 1);
+is( $primary->safe_psql(
+		'postgres', q{
+SELECT (s.blocks, s.block_ids) = (b.n, b.ids)
+  FROM snowflake_status() s, (SELECT count(*) AS n, sum(count) AS ids FROM blocks) b}),
+	't',
+	'snowflake_status() counts every block and its IDs');
+
+# A crash right after the largest block, then a start with the clock 2 minutes behind.
+take_large($primary, 'before a crash');
+$primary->stop('immediate');
+start_with_clock($primary, '-2m');
+take_at_once($primary, 'after a crash, the clock 2 minutes behind');
+take_large($primary, 'after a crash');
+check($primary, 'after a crash, the clock 2 minutes behind', 2);
+
+# A failover to the standby (its clock 2 minutes behind) right after the largest block.
+take_large($primary, 'before a failover');
+$primary->wait_for_catchup($standby);
+$primary->stop('immediate');
+$standby->promote;
+take_at_once($standby, 'on the promoted standby');
+take_large($standby, 'on the promoted standby');
+check($standby, 'on the promoted standby', 3);
+
+done_testing();
