@@ -4,7 +4,9 @@
 # SQLAlchemy and Django (Debian's, on psycopg2) running the recipes of docs/applications.md; and masking,
 # the server's tokens against the Python client's (mask_client.py), from one key file. All
 # against a throwaway server with the extension preloaded; and scripts/mask_key.sh's uuidv47
-# key, read from standard input. Exits non-zero when any of the seven fails.
+# key, read from standard input; and ID blocks, the Python and JavaScript clients' rule and
+# keys from blocks (psycopg 3, node-postgres with COPY). Exits non-zero when any of the nine
+# fails.
 source "$(dirname "$0")/../../scripts/common.sh"
 
 # Debian's Node.js and npm, unless the machine has a node and an npm already (NodeSource's
@@ -62,10 +64,12 @@ drive "node-postgres" node --test pg.test.js
 drive "SQLAlchemy" python3 test_sqlalchemy.py
 drive "Django" python3 test_django.py
 drive "masking (Python client)" python3 test_mask.py
+drive "ID blocks (psycopg 3)" python3 test_blocks.py
+drive "ID blocks (node-postgres, COPY)" node --test blocks.test.js
 drive "mask_key.sh uuidv47 (key on standard input)" bash test_mask_key.sh "$WORK/tree/scripts/mask_key.sh"
 
 if [ ${#failed[@]} -ne 0 ]; then
   echo "drivers failed: ${failed[*]}"
   exit 1
 fi
-echo "drivers: all seven passed"
+echo "drivers: all nine passed"

@@ -162,6 +162,22 @@ class DjangoRecipe(unittest.TestCase):
                .order_by("pk").values_list("pk", flat=True))
         self.assertEqual(list(got), middle)
 
+    def test_bulk_create_with_keys_from_a_block(self):
+        Order = self.Order
+        recipes.run(recipes.block("def bulk_create_with_block"), self.ns)
+        before = Order.objects.create(item="before")
+        made = self.ns["bulk_create_with_block"](
+            Order, [Order(item=f"bulk {i}") for i in range(1000)])
+        after = Order.objects.create(item="after")
+        keys = [o.pk for o in made]
+        self.assertEqual(len(set(keys)), 1000)
+        self.assertEqual(keys, sorted(keys))
+        self.assertTrue(before.pk < keys[0] and keys[-1] < after.pk)
+        self.assertEqual(Order.objects.filter(item__startswith="bulk ").count(), 1000)
+        with connection.cursor() as cur:
+            cur.execute("SELECT count(*) FROM snowflake_block_ids(%s, %s)", [keys[0], keys[-1]])
+            self.assertEqual(cur.fetchone()[0], 1000)
+
 
 if __name__ == "__main__":
     print(f"Django {django.get_version()}, {connection.vendor} by {connection.Database.__name__} "

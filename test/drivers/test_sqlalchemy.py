@@ -39,6 +39,7 @@ class SQLAlchemyRecipe(unittest.TestCase):
         # The recipe's engine connects from libpq's environment: its tables go to SCHEMA.
         os.environ["PGOPTIONS"] = f"-c search_path={SCHEMA},public"
         cls.ns = recipes.run(recipes.block("import sqlalchemy"), {"__name__": "recipe"})
+        recipes.run(recipes.block("def add_families"), cls.ns)  # keys from blocks
         cls.engine = cls.ns["engine"]
         cls.ns["Base"].metadata.create_all(cls.engine)
 
@@ -142,6 +143,23 @@ class SQLAlchemyRecipe(unittest.TestCase):
             with self.assertRaises(sa.exc.DataError) as bad:
                 s.get(Event, "not a ulid")
             self.assertEqual(bad.exception.orig.pgcode, "22P02")
+
+    def test_parents_and_children_with_keys_from_blocks(self):
+        families = [(f"family {i}", 3) for i in range(2500)]  # 10,000 rows, blocks of 1,000
+        with Session(self.engine) as s:
+            s.execute(sa.text("INSERT INTO parents (name) VALUES ('before')"))
+            self.ns["add_families"](s, families)
+            s.execute(sa.text("INSERT INTO parents (name) VALUES ('after')"))
+            s.commit()
+        with Session(self.engine) as s:
+            rows = s.execute(sa.text(
+                "SELECT (SELECT count(*) FROM parents), (SELECT count(*) FROM children), "
+                "(SELECT count(*) FROM children c JOIN parents p ON p.id = c.parent_id), "
+                "(SELECT min(id) FROM parents WHERE name <> 'before') "
+                "  > (SELECT id FROM parents WHERE name = 'before'), "
+                "(SELECT max(id) FROM children) < (SELECT id FROM parents WHERE name = 'after')"
+            )).one()
+        self.assertEqual(tuple(rows), (2502, 7500, 7500, True, True))
 
 
 if __name__ == "__main__":

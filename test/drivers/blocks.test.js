@@ -1,0 +1,76 @@
+// ID blocks through node-postgres: the JavaScript rule (snowflake_block.js, as
+// docs/applications.md shows it) gives exactly snowflake_block_ids() for blocks of 1 to
+// 1,048,576 IDs, and a COPY of 1,000,000 rows whose keys come from blocks, while another
+// session inserts DEFAULT snowflake() rows, gives no duplicate. Run: node --test blocks.test.js
+'use strict'
+const { test, before, after } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const path = require('node:path')
+const pg = require('pg')
+const { blockIds, copyWithBlocks } = require('./snowflake_block.js')
+
+const SHARD = BigInt(process.env.SNOWFLAKE_TEST_SHARD)
+const SIZES = [1, 2, 1023, 1024, 1025, 3000, 65536, 1048576]
+
+let client
+
+before(async () => {
+  client = new pg.Client()
+  await client.connect()
+})
+
+after(async () => {
+  await client.end()
+})
+
+test('the documented module is this one', () => {
+  const doc = fs.readFileSync(path.join(__dirname, '..', '..', 'docs', 'applications.md'), 'utf8')
+  const section = doc.slice(doc.indexOf('## ID blocks\n'))
+  const js = /^```js\n([\s\S]*?)^```$/m.exec(section)[1]
+  const source = fs.readFileSync(path.join(__dirname, 'snowflake_block.js'), 'utf8')
+  assert.equal(js, source.slice(source.indexOf("'use strict'")))
+})
+
+test('the client rule gives the IDs of snowflake_block_ids()', async () => {
+  for (const n of SIZES) {
+    const { rows: [b] } = await client.query('SELECT first, last, count FROM snowflake_block($1)', [n])
+    assert.equal(b.count, n)
+    assert.equal((BigInt(b.first) >> 10n) & 0x1fffn, SHARD)
+    const server = await client.query({
+      text: 'SELECT array_agg(id ORDER BY ord)::text FROM snowflake_block_ids($1, $2) WITH ORDINALITY AS t(id, ord)',
+      values: [b.first, b.last],
+    })
+    const client_ = [...blockIds(b.first, b.last)]
+    assert.equal(client_.length, n)
+    assert.equal('{' + client_.join(',') + '}', server.rows[0].array_agg, `a block of ${n}`)
+  }
+  assert.throws(() => [...blockIds(5n << 23n, 4n << 23n)], RangeError)
+})
+
+test('COPY of 1,000,000 rows with keys from blocks beside DEFAULT snowflake() rows', async () => {
+  await client.query(`DROP TABLE IF EXISTS copy_rows;
+    CREATE TABLE copy_rows (id bigint PRIMARY KEY DEFAULT snowflake(), src text NOT NULL)`)
+  const other = new pg.Client()
+  await other.connect()
+  let stop = false
+  const defaults = (async () => {
+    while (!stop) await other.query("INSERT INTO copy_rows (src) SELECT 'default' FROM generate_series(1, 1000)")
+  })()
+  const rows = (function* () { for (let i = 0; i < 1000000; i++) yield ['block'] })()
+  let copied
+  try {
+    copied = await copyWithBlocks(client, 'copy_rows', ['src'], rows, 1000000, 10000)
+  } finally {
+    stop = true
+    await defaults
+    await other.end()
+  }
+  assert.equal(copied, 1000000)
+  const { rows: [r] } = await client.query(`SELECT count(*)::int AS n, count(DISTINCT id)::int AS d,
+    count(*) FILTER (WHERE src = 'default')::int AS defaults FROM copy_rows`)
+  assert.equal(r.n, r.d)
+  assert.equal(r.n - r.defaults, 1000000)
+  assert.ok(r.defaults > 0)
+  await client.query('DROP TABLE copy_rows')
+})

@@ -1,0 +1,100 @@
+"""ID blocks through psycopg 3: the Python rule (snowflake_block.py, as docs/applications.md
+shows it) gives exactly snowflake_block_ids() for blocks of 1 to 1,048,576 IDs, and keys from
+blocks inserted while other sessions insert DEFAULT snowflake() rows give no duplicate."""
+import inspect
+import os
+import re
+import threading
+import unittest
+
+import psycopg
+
+import ids
+import snowflake_block
+from snowflake_block import IdBlocks, block_ids
+
+SIZES = (1, 2, 1023, 1024, 1025, 3000, 65536, 1048576)
+
+
+def documented_python():
+    """The ```python block of docs/applications.md's "ID blocks" section."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs",
+                        "applications.md")
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    section = text[text.index("## ID blocks\n"):]
+    end = section.find("\n## ", 1)
+    section = section if end < 0 else section[:end]
+    return re.search(r"^```python\n(.*?)^```$", section, re.M | re.S).group(1)
+
+
+class Blocks(unittest.TestCase):
+    def setUp(self):
+        self.conn = psycopg.connect("", autocommit=True)
+
+    def tearDown(self):
+        self.conn.close()
+
+    def test_documented_rule_is_the_module(self):
+        doc = documented_python()
+        for fn in (block_ids, IdBlocks):
+            self.assertIn(inspect.getsource(fn), doc)
+
+    def test_client_rule_equals_the_server(self):
+        for n in SIZES:
+            first, last, count = self.conn.execute(
+                "SELECT first, last, count FROM snowflake_block(%s)", [n]).fetchone()
+            self.assertEqual(count, n)
+            self.assertEqual((first >> 10) & 0x1FFF, ids.SHARD)
+            server = [r[0] for r in self.conn.execute(
+                "SELECT snowflake_block_ids(%s, %s)", [first, last])]
+            client = list(block_ids(first, last))
+            self.assertEqual(len(client), n)
+            self.assertEqual(client, server, f"a block of {n}")
+        with self.assertRaises(ValueError):
+            list(block_ids(last, first))
+
+    def test_keys_from_blocks_beside_default_rows(self):
+        self.conn.execute("DROP TABLE IF EXISTS block_rows; CREATE TABLE block_rows "
+                          "(id bigint PRIMARY KEY DEFAULT snowflake(), src text NOT NULL)")
+        stop = threading.Event()
+        errors = []
+
+        def defaults():
+            try:
+                with psycopg.connect("", autocommit=True) as other:
+                    while not stop.is_set():
+                        other.execute("INSERT INTO block_rows (src) "
+                                      "SELECT 'default' FROM generate_series(1, 500)")
+            except Exception as e:  # reported by the main thread
+                errors.append(e)
+
+        workers = [threading.Thread(target=defaults) for _ in range(2)]
+        for w in workers:
+            w.start()
+        try:
+            # Blocks come through a second connection: this one is busy with the COPY.
+            keys_conn = psycopg.connect("", autocommit=True)
+            take = lambda n: keys_conn.execute(
+                "SELECT first, last FROM snowflake_block(%s)", [n]).fetchone()
+            for size in SIZES:
+                keys = IdBlocks(take, size)
+                with self.conn.cursor().copy("COPY block_rows (id, src) FROM STDIN") as copy:
+                    for _ in range(min(2 * size + 7, 300000)):
+                        copy.write_row((keys.next_id(), "block"))
+            keys_conn.close()
+        finally:
+            stop.set()
+            for w in workers:
+                w.join()
+        self.assertEqual(errors, [])
+        rows, distinct, blocks, defaults_ = self.conn.execute(
+            "SELECT count(*), count(DISTINCT id), count(*) FILTER (WHERE src = 'block'), "
+            "count(*) FILTER (WHERE src = 'default') FROM block_rows").fetchone()
+        self.assertEqual(rows, distinct)
+        self.assertEqual(blocks, sum(min(2 * s + 7, 300000) for s in SIZES))
+        self.assertGreater(defaults_, 0)
+
+
+if __name__ == "__main__":
+    unittest.main()
