@@ -133,6 +133,7 @@ suite drivers "drivers (psycopg 3, psycopg2, node-postgres, SQLAlchemy, Django, 
 suite bench "benchmark (tiny run)" "$ROOT/bench/run.sh" --quick --out "$WORK/bench-quick"
 suite bench "lease benchmark (tiny run)" "$ROOT/bench/lease.sh" --quick --out "$WORK/bench-quick"
 suite bench "masking benchmark (tiny run)" "$ROOT/bench/mask.sh" --quick --out "$WORK/bench-quick"
+suite bench "blocks benchmark (tiny run)" "$ROOT/bench/blocks.sh" --quick --out "$WORK/bench-quick"
 # Last: it installs the Debian package in place of the build, then puts the build back.
 suite package "Debian package (build, install, autopkgtest)" "$ROOT/scripts/package.sh"
 

@@ -13,6 +13,7 @@
 extern "C" {
 #include "access/htup_details.h"
 #include "funcapi.h"
+#include "utils/memutils.h"
 }
 
 namespace {
@@ -124,6 +125,23 @@ uint64_t state_word(uint64_t id) {
   return (d.ms << kSeqBits) | d.seq;
 }
 
+// snowflake_block's row type, built and blessed once per backend (and function): reading it
+// from the catalog on every call would cost more than taking the block.
+TupleDesc block_row_desc(FunctionCallInfo fcinfo) {
+  static Oid cached_fn = InvalidOid;
+  static TupleDesc cached = nullptr;
+  if (cached_fn != fcinfo->flinfo->fn_oid) {
+    TupleDesc desc;
+    if (get_call_result_type(fcinfo, nullptr, &desc) != TYPEFUNC_COMPOSITE)
+      elog(ERROR, "snowflake_block must return a record");
+    const MemoryContext caller = MemoryContextSwitchTo(TopMemoryContext);
+    cached = BlessTupleDesc(CreateTupleDescCopy(desc));
+    MemoryContextSwitchTo(caller);
+    cached_fn = fcinfo->flinfo->fn_oid;
+  }
+  return cached;
+}
+
 struct Expansion {
   uint64_t first;  // state word
   uint32_t shard;
@@ -142,13 +160,11 @@ SNOWFLAKE_FUNCTION(snowflake_block) {
         lease_mode ? take_leased(static_cast<uint64_t>(n)) : take(static_cast<uint64_t>(n));
     fctx = SRF_FIRSTCALL_INIT();
     const MemoryContext caller = MemoryContextSwitchTo(fctx->multi_call_memory_ctx);
-    TupleDesc desc;
-    if (get_call_result_type(fcinfo, nullptr, &desc) != TYPEFUNC_COMPOSITE)
-      elog(ERROR, "snowflake_block must return a record");
+    const TupleDesc desc = block_row_desc(fcinfo);
     Datum values[3] = {Int64GetDatum(block_id(b.first, b.shard)),
                        Int64GetDatum(block_id(b.last, b.shard)), Int32GetDatum(n)};
     bool nulls[3] = {};
-    fctx->user_fctx = heap_form_tuple(BlessTupleDesc(desc), values, nulls);
+    fctx->user_fctx = heap_form_tuple(desc, values, nulls);
     fctx->max_calls = 1;
     MemoryContextSwitchTo(caller);
   }

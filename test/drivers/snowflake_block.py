@@ -1,5 +1,6 @@
 """ID blocks in a Python client: the next-ID rule of a block from snowflake_block(n), and keys
 handed out from blocks (docs/applications.md, "ID blocks", shows this module)."""
+import itertools
 
 
 def block_ids(first, last):
@@ -8,11 +9,12 @@ def block_ids(first, last):
     if last < first or last & (0x1FFF << 10) != shard:
         raise ValueError(f"{first}, {last} are not the ends of a block")
     id = first
-    while True:
-        yield id
-        if id == last:
+    while True:  # a millisecond's sequences, then sequence 0 of the next millisecond
+        end = min(id | 0x3FF, last)
+        yield from range(id, end + 1)
+        if end == last:
             return
-        id = id + 1 if id & 0x3FF != 0x3FF else ((id >> 23) + 1) << 23 | shard
+        id = ((id >> 23) + 1) << 23 | shard
 
 
 class IdBlocks:
@@ -26,3 +28,10 @@ class IdBlocks:
             return id
         self.ids = block_ids(*self.take(self.size))
         return next(self.ids)
+
+    def next_ids(self, count):
+        ids = list(itertools.islice(self.ids, count))
+        while len(ids) < count:
+            self.ids = block_ids(*self.take(self.size))
+            ids += itertools.islice(self.ids, count - len(ids))
+        return ids

@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""ID blocks from a client (bench/blocks.sh runs it against a throwaway server): rows a second
+inserting PARENTS parent rows and 3 children each, in batches of 1,000 parents, with keys
+from blocks of 1,000 (snowflake_block, both tables by COPY), against DEFAULT snowflake() with
+RETURNING and against bigserial with RETURNING (the keys the client learns, as an ORM needs
+them: parents, then their children, by INSERT ... SELECT unnest(...) RETURNING id); and the
+cost of a snowflake_block(1000) call against one snowflake() call, in the server and from the
+client (a round trip each). Prints Markdown."""
+import argparse
+import io
+import os
+import sys
+import time
+
+import psycopg2
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "test",
+                                "drivers"))
+from snowflake_block import IdBlocks  # noqa: E402 (the client's rule, as documented)
+
+BATCH = 1000  # parents per batch
+CHILDREN = 3
+
+
+def tables(cur, kind):
+    key = {"snowflake": "bigint PRIMARY KEY DEFAULT snowflake()",
+           "bigserial": "bigserial PRIMARY KEY"}[kind]
+    cur.execute(f"""DROP TABLE IF EXISTS child, parent;
+        CREATE TABLE parent (id {key}, name text NOT NULL);
+        CREATE TABLE child (id {key}, parent_id bigint NOT NULL REFERENCES parent, n int NOT NULL);
+        CHECKPOINT""")
+
+
+def with_blocks(conn, parents):
+    cur = conn.cursor()
+    tables(cur, "snowflake")
+    conn.commit()
+    t0 = time.perf_counter()
+
+    def take(n):
+        cur.execute("SELECT first, last FROM snowflake_block(%s)", [n])
+        return cur.fetchone()
+
+    keys = IdBlocks(take, 1000)
+    for done in range(0, parents, BATCH):
+        ids = keys.next_ids(BATCH * (1 + CHILDREN))
+        pids = ids[:BATCH]
+        p = "".join(f"{pid}\tparent {done + i}\n" for i, pid in enumerate(pids))
+        c = "".join(f"{cid}\t{pids[k // CHILDREN]}\t{k % CHILDREN}\n"
+                    for k, cid in enumerate(ids[BATCH:]))
+        cur.copy_expert("COPY parent (id, name) FROM STDIN", io.StringIO(p))
+        cur.copy_expert("COPY child (id, parent_id, n) FROM STDIN", io.StringIO(c))
+        conn.commit()
+    return time.perf_counter() - t0
+
+
+def with_returning(conn, parents, kind):
+    cur = conn.cursor()
+    tables(cur, kind)
+    conn.commit()
+    t0 = time.perf_counter()
+    for done in range(0, parents, BATCH):
+        cur.execute("INSERT INTO parent (name) SELECT unnest(%s::text[]) RETURNING id",
+                    [[f"parent {i}" for i in range(done, done + BATCH)]])
+        pids = [r[0] for r in cur.fetchall()]
+        cur.execute("INSERT INTO child (parent_id, n) SELECT unnest(%s::bigint[]), "
+                    "unnest(%s::int[]) RETURNING id",
+                    [[p for p in pids for _ in range(CHILDREN)], list(range(CHILDREN)) * len(pids)])
+        cur.fetchall()
+        conn.commit()
+    return time.perf_counter() - t0
+
+
+def best(runs, f):
+    return min(f() for _ in range(runs))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--parents", type=int, default=1000000)
+    ap.add_argument("--calls", type=int, default=100000)
+    ap.add_argument("--runs", type=int, default=5)
+    args = ap.parse_args()
+    conn = psycopg2.connect("")
+    cur = conn.cursor()
+    cur.execute("SELECT current_setting('server_version'), extversion FROM pg_extension "
+                "WHERE extname = 'snowflake'")
+    server, ext = cur.fetchone()
+    # The first IDs wait for the server's first reservation: not part of any method's time.
+    cur.execute("SELECT snowflake(), (SELECT first FROM snowflake_block(1000))")
+    conn.commit()
+    rows = args.parents * (1 + CHILDREN)
+    print(f"PostgreSQL {server}, snowflake {ext}; {args.parents:,} parents and "
+          f"{args.parents * CHILDREN:,} children, batches of {BATCH:,} parents, one run each\n")
+    print("| keys | s | rows a second | × blocks |")
+    print("|---|---:|---:|---:|")
+    results = [("blocks of 1,000 (`snowflake_block`), COPY", with_blocks(conn, args.parents)),
+               ("`DEFAULT snowflake()` with `RETURNING`",
+                with_returning(conn, args.parents, "snowflake")),
+               ("`bigserial` with `RETURNING`", with_returning(conn, args.parents, "bigserial"))]
+    for name, s in results:
+        print(f"| {name} | {s:.2f} | {rows / s:,.0f} | {s / results[0][1]:.2f} |")
+    cur.execute("DROP TABLE child, parent")
+    conn.commit()
+
+    # In the server: calls in one statement, each referring to the row so that it runs again.
+    n = args.calls
+    conn.autocommit = True
+
+    def server(sql):
+        def run():
+            t0 = time.perf_counter()
+            cur.execute(sql)
+            cur.fetchall()
+            return time.perf_counter() - t0
+        return best(args.runs, run) / n * 1e9
+
+    floor = server(f"SELECT count(1) FROM generate_series(1, {n}) g")
+    one = server(f"SELECT count(snowflake()) FROM generate_series(1, {n}) g")
+    block = server(f"SELECT count(f) FROM (SELECT (snowflake_block(1000 + 0 * g)).first AS f "
+                   f"FROM generate_series(1, {n}) g) s")
+    # From the client: a round trip per call.
+    trips = max(n // 20, 100)
+
+    def client(sql):
+        def run():
+            t0 = time.perf_counter()
+            for _ in range(trips):
+                cur.execute(sql)
+                cur.fetchall()
+            return time.perf_counter() - t0
+        return best(args.runs, run) / trips * 1e6
+
+    one_trip = client("SELECT snowflake()")
+    block_trip = client("SELECT first, last FROM snowflake_block(1000)")
+    print(f"\n| call | in the server, ns a call (less the floor, {floor:.0f} ns) | "
+          f"from the client, µs a round trip |")
+    print("|---|---:|---:|")
+    print(f"| `snowflake()` | {one - floor:.0f} | {one_trip:.1f} |")
+    print(f"| `snowflake_block(1000)` | {block - floor:.0f} | {block_trip:.1f} |")
+    print(f"| ratio | {(block - floor) / (one - floor):.2f} | {block_trip / one_trip:.2f} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# ID blocks from a client, in one run on one server: rows a second inserting 1,000,000
+# parents and 3,000,000 children with keys from blocks of 1,000 (COPY), against DEFAULT
+# snowflake() with RETURNING and bigserial with RETURNING; and what snowflake_block(1000)
+# costs against one snowflake() call, in the server and as a round trip (bench/blocks.py).
+# Builds and installs the extension, and runs a throwaway server (build/blocks-bench).
+# Writes bench/results/blocks.md (or --out DIR).
+#   bench/blocks.sh [--parents N] [--quick] [--out DIR]
+source "$(dirname "$0")/../scripts/common.sh"
+
+PARENTS=1000000
+CALLS=100000
+RUNS=5
+OUT=$ROOT/bench/results
+while [ $# -gt 0 ]; do
+  case $1 in
+    --parents) PARENTS=$2; shift 2 ;;
+    --out) OUT=$2; shift 2 ;;
+    --quick) PARENTS=5000; CALLS=2000; RUNS=1; shift ;;
+    *) die "unknown argument $1" ;;
+  esac
+done
+
+install_packages python3 python3-psycopg2
+installed_only
+ensure_server_user
+prepare_work
+build_and_install
+
+DIR=$WORK/blocks-bench
+as_user rm -rf "$DIR"
+# 100,000 blocks of 1,000 in one statement run the stream 100 s ahead of the clock:
+# snowflake.max_lead lets them, so that the cost of a call is measured, not the clock.
+start_server "$DIR" "${SNOWFLAKE_BENCH_PORT:-54391}" <<'CONF'
+shared_buffers = '1GB'
+max_wal_size = '8GB'
+checkpoint_timeout = '30min'
+synchronous_commit = off
+max_parallel_workers_per_gather = 0
+jit = off
+snowflake.shard_id = 1
+snowflake.max_lead = '1h'
+CONF
+trap stop_server EXIT
+as_user "${PSQL[@]}" -At -c "SET client_min_messages = warning; CREATE EXTENSION IF NOT EXISTS snowflake"
+
+as_user mkdir -p "$DIR/results"
+as_user env -C "$WORK/tree" PGHOST="$SERVER_SOCK" PGPORT="$SERVER_PORT" PGUSER=postgres \
+  PGDATABASE=postgres python3 bench/blocks.py --parents "$PARENTS" --calls "$CALLS" \
+  --runs "$RUNS" | as_user tee "$DIR/results/blocks.md"
+mkdir -p "$OUT"
+cp "$DIR/results/blocks.md" "$OUT"/
+log "results in $OUT/blocks.md"
