@@ -12,6 +12,8 @@ use Test::More;
 use FindBin;
 use lib "$FindBin::Bin/../lib";
 use SnowflakeTest;
+use EtcdCluster;
+use JSON::PP qw(decode_json);
 
 my $faketime = faketime_library();
 plan skip_all => $no_faketime unless $faketime;
@@ -132,5 +134,40 @@ $standby->promote;
 take_at_once($standby, 'on the promoted standby');
 take_large($standby, 'on the promoted standby');
 check($standby, 'on the promoted standby', 3);
+
+# Lease mode: a block's last ID is below the mark stored in etcd when the block is returned
+# (one etcd member, one leased shard). With the mark not applied to blocks, the mark read
+# right after is below the last block's last ID.
+SKIP:
+{
+	skip 'no etcd binary (Debian: etcd-server)', 2 unless EtcdCluster::etcd_binary();
+	my $etcd = EtcdCluster->new('blocks', members => 1);
+	my $leased = snowflake_node('leased', qq{
+snowflake.shard_source = etcd
+snowflake.etcd_endpoints = '@{[ $etcd->endpoints ]}'
+snowflake.shard_pool = '0-0'
+snowflake.max_lead = 10s
+snowflake.lease_ttl = 6s
+snowflake.lease_renew = 1s
+snowflake.lease_fail_after = 3s
+});
+	$leased->start;
+	$leased->safe_psql('postgres', 'CREATE EXTENSION snowflake');
+	$leased->poll_query_until('postgres', q{SELECT lease_state = 'held' FROM snowflake_status()})
+	  or die 'no lease: ' . status_of($leased, 'etcd_error');
+	# 5 blocks of 1,048,576 at once run the shard about 5 s ahead (snowflake.max_lead 10 s),
+	# past the mark the lease worker keeps ahead of the clock.
+	my $last_ms = $leased->safe_psql('postgres', q{
+SELECT (extract(epoch FROM snowflake_timestamp(max(b.last))) * 1000)::bigint
+  FROM generate_series(1, 5) g, LATERAL snowflake_block(1048576 + 0 * g) b});
+	my $kv = $etcd->keys_under('/snowflake/mark/')->{'/snowflake/mark/0000'};
+	my $mark = $kv ? decode_json($kv->[0])->{unix_ms} : 0;
+	ok($mark > $last_ms, "lease mode: the mark in etcd ($mark) is above the block's last ID ($last_ms ms)");
+	is( $leased->safe_psql('postgres', q{
+SELECT snowflake_shard(first), snowflake_shard(last), count FROM snowflake_block(1000)}),
+		'0|0|1000',
+		'lease mode: a block is on the leased shard');
+	$leased->stop;
+}
 
 done_testing();
