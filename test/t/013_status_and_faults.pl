@@ -101,7 +101,9 @@ is( columns_of('snowflake_status'),
 		etcd_requests => 'bigint',
 		mask_key_id => 'integer',
 		mask_keys => 'integer',
-		mask_key_problem => 'text'),
+		mask_key_problem => 'text',
+		blocks => 'bigint',
+		block_ids => 'bigint'),
 	'snowflake_status() has the server\'s columns');
 is( columns_of('snowflake_streams'),
 	sorted_columns(
@@ -109,7 +111,9 @@ is( columns_of('snowflake_streams'),
 		shard => 'integer',
 		last_ts => 'timestamp with time zone',
 		last_seq => 'bigint',
-		lead_ms => 'bigint'),
+		lead_ms => 'bigint',
+		blocks => 'bigint',
+		block_ids => 'bigint'),
 	'snowflake_streams() has the streams\' columns');
 
 my $first_at = time;
