@@ -272,6 +272,19 @@ TEST(SnoStream, AUnitStartsAtSequenceZeroAndItsFourMillisecondsShareIt) {
   EXPECT_EQ(f.meta, 200);
   EXPECT_EQ(f.partition, 65000);
   EXPECT_EQ(f.sequence, 0);
+  // The same bytes as the codec's compose, at the edges of every field.
+  for (const uint64_t unit : {uint64_t{0}, kTUnit, sno::kMaxUnits})
+    for (const uint32_t seq : {0u, 1u, 65535u})
+      for (const int meta : {0, 7, 255})
+        for (const int part : {0, 1, 65000, 65535}) {
+          uint8_t mine[sno::kBytes], codec[sno::kBytes];
+          sno::compose_issued(word(unit, seq), static_cast<uint8_t>(meta),
+                              static_cast<uint16_t>(part), mine);
+          sno::compose(sno::Fields{unit, false, static_cast<uint8_t>(meta),
+                                   static_cast<uint16_t>(part), static_cast<uint16_t>(seq)},
+                       codec);
+          ASSERT_EQ(0, std::memcmp(mine, codec, sno::kBytes)) << unit << " " << seq;
+        }
 }
 
 TEST(SnoStream, AFullUnitCarriesIntoTheNextWithoutWaiting) {
