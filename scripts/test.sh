@@ -129,7 +129,7 @@ suite fuzz "fuzzing (libFuzzer, ASan, UBSan; 30 s)" \
   as_user make -C "$WORK/tree" -s PG_CONFIG="$PG_CONFIG" fuzzcheck
 suite regress "pg_regress" regress
 suite tap "TAP" tap
-suite drivers "drivers (psycopg 3, psycopg2, node-postgres, SQLAlchemy, Django, masking, muyo/sno and rs/xid)" "$ROOT/test/drivers/run.sh"
+suite drivers "drivers (psycopg 3, psycopg2, node-postgres, SQLAlchemy, Django, masking)" "$ROOT/test/drivers/run.sh"
 suite bench "benchmark (tiny run)" "$ROOT/bench/run.sh" --quick --out "$WORK/bench-quick"
 suite bench "lease benchmark (tiny run)" "$ROOT/bench/lease.sh" --quick --out "$WORK/bench-quick"
 suite bench "masking benchmark (tiny run)" "$ROOT/bench/mask.sh" --quick --out "$WORK/bench-quick"
