@@ -7,7 +7,7 @@
    the median of each run's ratio to the floor run just before it. The slowest run N/10 rows.
 2. Text round trip: ulid values to text and back, beside the same for uuid.
 3. Bulk insert as primary key: --insert-rows rows in batches of --insert-batch into a table
-   whose key is bigserial, uuid v4, snowflake_uuidv7(), ulid() or snowflake() (and on
+   whose key is bigserial, uuid v4, snowflake_uuidv7(), ulid(), sno() or snowflake() (and on
    PostgreSQL 18 and later core's uuidv7(), in every section); after every batch the
    elapsed time and the sizes of table and index, so that rate and size can be plotted
    against the row count. Each kind runs --insert-runs times (interleaved); the best
@@ -55,6 +55,7 @@ GENERATORS = [
     ("snowflake()", "snowflake()", "this extension", 1),
     ("snowflake_uuidv7()", "snowflake_uuidv7()", "this extension", 1),
     ("ulid()", "ulid()", "this extension", 1),
+    ("sno()", "sno()", "this extension", 1),
     ("nextval('s')", "nextval('bench_seq')", "a sequence", 1),
     ("gen_random_uuid()", "gen_random_uuid()", "UUID v4", 0.1),
     ("next_id() PL/pgSQL", "insta_next_id()", "Instagram's function", 0.1),
@@ -79,6 +80,7 @@ INSERT_KINDS = [
     ("snowflake()", "bigint DEFAULT snowflake()"),
     ("snowflake_uuidv7()", "uuid DEFAULT snowflake_uuidv7()"),
     ("ulid()", "ulid DEFAULT ulid()"),
+    ("sno()", "sno DEFAULT sno()"),
     ("uuid v4", "uuid DEFAULT gen_random_uuid()"),
 ]
 
@@ -88,6 +90,7 @@ CONC_KINDS = [
     ("snowflake(), shard per client", "snowflake(5000 + :client_id)"),
     ("snowflake_uuidv7()", "snowflake_uuidv7()"),
     ("ulid()", "ulid()"),
+    ("sno()", "sno()"),
     ("nextval()", "nextval('bench_seq')"),
     ("gen_random_uuid()", "gen_random_uuid()"),
 ]

@@ -299,6 +299,11 @@ CREATE TYPE sno (
 	STORAGE = plain
 );
 
+-- sno generator: the server-wide sno stream, on the partition of the server's shard
+
+CREATE FUNCTION sno(meta integer DEFAULT 0) RETURNS sno
+	AS 'MODULE_PATHNAME', 'sno_generate' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+
 -- sno functions
 
 CREATE FUNCTION sno_decode(id sno, OUT ts timestamptz, OUT meta integer, OUT partition integer,
@@ -619,6 +624,7 @@ COMMENT ON FUNCTION sno_in(cstring) IS 'sno input: 16 characters of 2-9 and a-x'
 COMMENT ON FUNCTION sno_out(sno) IS 'sno output: 16 characters of 2-9 and a-x';
 COMMENT ON FUNCTION sno_recv(internal) IS 'sno binary input: 10 bytes';
 COMMENT ON FUNCTION sno_send(sno) IS 'sno binary output: 10 bytes';
+COMMENT ON FUNCTION sno(integer) IS 'a new sno with the given metabyte (0 to 255) on the partition of the server''s shard, strictly increasing across the server and durable across restarts';
 COMMENT ON FUNCTION sno_decode(sno) IS 'the time (4 ms units), metabyte, partition, sequence and tick-tock bit of a sno';
 COMMENT ON FUNCTION sno_timestamp(sno) IS 'the time of a sno, in 4 ms units';
 COMMENT ON FUNCTION sno_at(timestamptz) IS 'the smallest sno of the 4 ms unit that holds the time, for key range scans and partition bounds';

@@ -141,3 +141,47 @@ SELECT xid_decode('9m4e2mr0ui3e8a215n4h');
 SELECT xid_decode('\x4d88e15b60f486e428412d'::bytea);
 \echo SQLSTATE :LAST_ERROR_SQLSTATE
 SELECT xid_decode(''::bytea);
+
+-- sno(meta): the server's stream. test/preload.conf sets snowflake.shard_id = 5: every sno is on
+-- partition 5, with the metabyte asked, the tick-tock bit clear, the time of the call (a
+-- 4 ms unit); (time, sequence) strictly increases in call order whatever the metabyte, and
+-- the snos of one metabyte strictly increase (the metabyte comes before the sequence in the
+-- bytes: within a 4 ms unit snos sort by metabyte first)
+CREATE TEMP TABLE made AS
+  SELECT n, clock_timestamp() AS before, sno(n % 256) AS id, clock_timestamp() AS after
+    FROM generate_series(1, 10000) n;
+SELECT count(*) AS snos, count(DISTINCT id) AS distinct_snos,
+       count(DISTINCT (d.ts, d.sequence)) AS distinct_unit_and_sequence,
+       bool_and(d.meta = n % 256) AS meta_asked, bool_and(d.partition = 5) AS partition_is_shard,
+       bool_and(NOT d.tick) AS tick_clear,
+       bool_and(d.ts >= before - interval '4 ms' AND d.ts <= after + interval '1 second') AS in_window,
+       bool_and(extract(microseconds FROM d.ts)::bigint % 4000 = 0) AS on_a_unit,
+       bool_and(sno_timestamp(id) = d.ts) AS same_ts
+  FROM made, sno_decode(id) d;
+SELECT count(*) FILTER (WHERE (d.ts, d.sequence) <= (p.ts, p.sequence)) AS stream_not_increasing,
+       count(*) FILTER (WHERE id <= prev_of_meta) AS meta_not_increasing,
+       count(*) FILTER (WHERE id::text COLLATE "C" <= prev_of_meta::text COLLATE "C") AS text_not_increasing
+  FROM (SELECT id, lag(id) OVER (ORDER BY n) AS prev,
+               lag(id) OVER (PARTITION BY n % 256 ORDER BY n) AS prev_of_meta FROM made) t,
+       sno_decode(id) d, sno_decode(prev) p
+ WHERE prev IS NOT NULL;
+-- the default metabyte is 0; a column default; a NULL metabyte gives NULL (STRICT)
+SELECT (sno_decode(sno())).meta AS default_meta, sno(NULL) IS NULL AS null_meta,
+       (SELECT (ts, sequence) FROM sno_decode(sno()))
+         > (SELECT (d.ts, d.sequence) FROM made, sno_decode(id) d
+             ORDER BY d.ts DESC, d.sequence DESC LIMIT 1) AS after_the_others;
+CREATE TEMP TABLE orders (id sno PRIMARY KEY DEFAULT sno(3), item text);
+INSERT INTO orders (item) SELECT 'item ' || n FROM generate_series(1, 100) n;
+SELECT count(*) AS orders, bool_and((sno_decode(id)).meta = 3) AS meta_3,
+       (SELECT array_agg(item ORDER BY id) FROM orders)
+         = (SELECT array_agg('item ' || n ORDER BY n) FROM generate_series(1, 100) n) AS id_order_is_insert_order
+  FROM orders;
+-- a sno() text literal is still a cast, not a call of the generator
+SELECT sno('6ncg4s4cr5wwi222') AS cast_from_text;
+SELECT p.provolatile, p.proparallel, p.proisstrict
+  FROM pg_proc p WHERE p.oid = 'sno(integer)'::regprocedure;
+-- a metabyte outside 0..255
+SELECT sno(256);
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+SELECT sno(-1);
+\echo SQLSTATE :LAST_ERROR_SQLSTATE

@@ -20,6 +20,7 @@
 #include "core/id128.hpp"
 #include "core/layout.hpp"
 #include "core/lease.hpp"
+#include "core/sno_stream.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -38,8 +39,9 @@ struct alignas(64) ShardSlot {
   std::atomic<uint64_t> block_values;
 };
 
-// The 128-bit kinds' streams: one for uuidv7() (the same word layout as a shard, with a
-// 12-bit counter), one for ulid().
+// The time-ordered kinds' streams beside the shards: one for uuidv7() (the same word layout
+// as a shard, with a 12-bit counter), one for ulid(), one for sno() (sno_stream.hpp: 4 ms
+// units and a 16-bit sequence).
 struct alignas(64) UuidSlot {
   std::atomic<uint64_t> last;  // (unix ms << 12) | counter of the last UUIDv7, 0 before any
 };
@@ -48,10 +50,12 @@ template <typename Lock>
 struct alignas(64) Streams128T {
   UuidSlot uuid;
   alignas(64) UlidSlotT<Lock> ulid;
+  UuidSlot sno;  // (4 ms unit << 16) | sequence of the last sno, 0 before any
 
   void init() noexcept {
     uuid.last.store(0);
     ulid.init();
+    sno.last.store(0);
   }
 };
 
@@ -223,6 +227,8 @@ inline uint64_t high_water_unix_ms(const SharedStateT<Lock> &state, uint64_t epo
   if (uuid != 0) high = std::max(high, uuid >> kUuidCounterBits);
   const uint64_t ulid_hi = state.streams.ulid.hi.load(std::memory_order_acquire);
   if (ulid_hi != 0) high = std::max(high, ulid_hi >> (kUlidRandomBits - 64));
+  high = std::max(high,
+                  sno::word_high_unix_ms(state.streams.sno.last.load(std::memory_order_acquire)));
   // An observed ID counts as one issued here: IDs after a restart must stay above it too.
   return std::max(high, state.reservation.observed_unix_ms.load(std::memory_order_acquire));
 }

@@ -1,10 +1,14 @@
 // The sno type: 10 bytes, no header; text I/O in sno's base32, binary I/O, comparison,
-// hashing, sort support, casts to and from bytea, and the decoders. Also xid_decode, rs/xid
-// being the design sno grew from.
+// hashing, sort support, casts to and from bytea, the generator and the decoders. Also
+// xid_decode, rs/xid being the design sno grew from.
 #include "core/sno_codec.hpp"
+#include "core/sno_stream.hpp"
 #include "core/xid_codec.hpp"
 
+#include "glue/lease_wait.hpp"
 #include "glue/snowflake.hpp"
+#include "glue/streams.hpp"
+#include "glue/system_clock.hpp"
 #include "glue/timestamps.hpp"
 
 extern "C" {
@@ -91,7 +95,104 @@ Datum xid_record(FunctionCallInfo fcinfo, const uint8_t id[xid::kBytes]) {
   return out_record(fcinfo, values, 4);
 }
 
+[[noreturn]] pg_noinline void raise_bad_meta(int32 meta) {
+  ereport(ERROR, (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+                  errmsg("sno metabyte %d is out of range", meta),
+                  errdetail("A metabyte is an integer from 0 to 255.")));
+  pg_unreachable();
+}
+
+[[noreturn]] pg_noinline void raise_before_sno_epoch(uint64_t unix_ms) {
+  ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+                  errmsg("the clock is before the start of sno time"),
+                  errdetail("The clock reads %llu ms since 1970; sno time begins at "
+                            "2010-01-01 00:00:00 UTC.",
+                            static_cast<unsigned long long>(unix_ms))));
+  pg_unreachable();
+}
+
+inline uint64_t checked_sno_clock(uint64_t unix_ms) {
+  if (unlikely(unix_ms < static_cast<uint64_t>(sno::kEpochUnixMs))) raise_before_sno_epoch(unix_ms);
+  return unix_ms;
+}
+
+Datum issued_sno(uint64_t word, uint8_t meta, uint32_t partition) {
+  uint8_t bytes[sno::kBytes];
+  sno::compose_issued(word, meta, static_cast<uint16_t>(partition), bytes);
+  return sno_datum(bytes);
+}
+
+// The server's shard from the configuration (snowflake.shard_id; with a range of shards, its
+// first): the partition of every sno.
+Datum issue(uint8_t meta) {
+  SharedState &state = generating_state();
+  check_snowflake_settings();
+  const uint32_t partition = static_cast<uint32_t>(shard_id);
+  std::atomic<uint64_t> &last = state.streams.sno.last;
+  for (;;) {
+    const uint64_t now = checked_sno_clock(clock_now_unix_ms(state.clock));
+    const NextResult r =
+        sno::next(last, now, static_cast<uint64_t>(max_lead_ms),
+                  state.reservation.reserved_unix_ms.load(std::memory_order_acquire));
+    if (likely(r.step == Step::kIssued)) {
+      after_issue(&state.reservation, sno::word_high_unix_ms(r.value), now);
+      return issued_sno(r.value, meta, partition);
+    }
+    settle(r.step, r.value, &state.reservation, "sno");
+  }
+}
+
+// Lease mode: the partition is the leased shard (the range's first), read before issuing and
+// checked again after it, as snowflake() does (snowflake.cpp's issue_leased): a sno issued
+// while the lease closed or changed is dropped. Its limit is the lower of the reservation and
+// the lease's mark.
+Datum issue_leased(uint8_t meta) {
+  SharedState &state = generating_state();
+  LeaseSlot &lease = state.lease;
+  std::atomic<uint64_t> &last = state.streams.sno.last;
+  for (;;) {
+    const uint64_t word = lease.word.load(std::memory_order_seq_cst);
+    // A clock step is reported before a new reading is taken, never between the reading and
+    // the check after the swap.
+    const ClockTick tick = clock_now(
+        state.clock, local_clock, [] { return read_mono_fast(); },
+        [] { return read_clock(CLOCK_MONOTONIC); }, [] { return read_clock(CLOCK_REALTIME); });
+    if (unlikely(tick.event != ClockEvent::kNone)) {
+      report_clock_event(tick);
+      continue;
+    }
+    const int64_t mono = tick.mono_ns;
+    if (unlikely(word == 0 || !(mono < lease.deadline_mono_ns.load(std::memory_order_seq_cst)))) {
+      await_lease(lease);
+      continue;
+    }
+    const uint64_t now = checked_sno_clock(static_cast<uint64_t>(tick.unix_ns / 1000000));
+    const uint64_t mark = lease.mark_unix_ms.load(std::memory_order_acquire);
+    const NextResult r = sno::next(
+        last, now, static_cast<uint64_t>(max_lead_ms),
+        std::min(state.reservation.reserved_unix_ms.load(std::memory_order_acquire), mark));
+    if (likely(r.step == Step::kIssued)) {
+      if (unlikely(lease.word.load(std::memory_order_seq_cst) != word ||
+                   !(mono < lease.deadline_mono_ns.load(std::memory_order_seq_cst))))
+        continue;
+      after_issue(&state.reservation, sno::word_high_unix_ms(r.value), now);
+      return issued_sno(r.value, meta, lease_word_first(word));
+    }
+    if (r.step == Step::kReserve)
+      await_lease_cover(state, r.value);
+    else
+      settle(r.step, r.value, &state.reservation, "sno");
+  }
+}
+
 }  // namespace
+
+SNOWFLAKE_FUNCTION(sno_generate) {
+  const int32 meta = PG_GETARG_INT32(0);
+  if (unlikely(meta < 0 || meta > 255)) raise_bad_meta(meta);
+  if (unlikely(lease_mode)) return issue_leased(static_cast<uint8_t>(meta));
+  return issue(static_cast<uint8_t>(meta));
+}
 
 SNOWFLAKE_FUNCTION(sno_in) {
   const char *text = PG_GETARG_CSTRING(0);

@@ -2,11 +2,13 @@
 // ID, a standby, a server whose writes fail): whether it generates and why not, the clock's
 // gap over the system clock and its steps, the durable reservation, its writer and what it
 // replayed, and observed IDs. snowflake_streams(): a row per stream that issued a value since
-// start, with its last value and its lead over the system clock.
+// start (snowflake shards, uuidv7, ulid, sno), with its last value and its lead over the
+// system clock.
 #include <cerrno>
 
 #include "core/lease.hpp"
 #include "core/mask.hpp"
+#include "core/sno_stream.hpp"
 
 #include "glue/system_clock.hpp"
 #include "glue/lease_wait.hpp"
@@ -177,6 +179,13 @@ SNOWFLAKE_FUNCTION(snowflake_streams) {
                static_cast<int64>(uuid & ((1u << kUuidCounterBits) - 1)), now_ms);
   const uint64_t ulid_hi = state.streams.ulid.hi.load(std::memory_order_relaxed);
   if (ulid_hi != 0) put_stream(rsinfo, "ulid", -1, ulid_hi >> (kUlidRandomBits - 64), -1, now_ms);
+  // The sno stream is the server's, whichever partition its snos carry: no shard. Its time is
+  // the last sno's 4 ms unit, its sequence the 16-bit one.
+  const uint64_t sno_last = state.streams.sno.last.load(std::memory_order_relaxed);
+  if (sno_last != 0)
+    put_stream(rsinfo, "sno", -1,
+               static_cast<uint64_t>(sno::units_to_unix_ms(sno_last >> sno::kSeqBits)),
+               static_cast<int64>(sno_last & ((1u << sno::kSeqBits) - 1)), now_ms);
   return (Datum)0;
 }
 

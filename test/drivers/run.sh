@@ -4,9 +4,10 @@
 # SQLAlchemy and Django (Debian's, on psycopg2) running the recipes of docs/applications.md; and masking,
 # the server's tokens against the Python client's (mask_client.py), from one key file. All
 # against a throwaway server with the extension preloaded; and scripts/mask_key.sh's uuidv47
-# key, read from standard input; and ID blocks, the Python and JavaScript clients' rule and
-# keys from blocks (psycopg 3, node-postgres with COPY). Exits non-zero when any of the nine
-# fails.
+# key, read from standard input; ID blocks, the Python and JavaScript clients' rule and
+# keys from blocks (psycopg 3, node-postgres with COPY); and sno and xid against their reference
+# implementations (test_snoref.sh, with snoref/ built offline from the vendored muyo/sno and
+# Debian's rs/xid). Exits non-zero when any of the ten fails.
 source "$(dirname "$0")/../../scripts/common.sh"
 
 # Debian's Node.js and npm, unless the machine has a node and an npm already (NodeSource's
@@ -14,7 +15,7 @@ source "$(dirname "$0")/../../scripts/common.sh"
 node_packages=(nodejs npm)
 if command -v node >/dev/null && command -v npm >/dev/null; then node_packages=(); fi
 install_packages python3 python3-psycopg python3-psycopg2 python3-sqlalchemy python3-django \
-  python3-cryptography openssl \
+  python3-cryptography openssl golang-go golang-github-rs-xid-dev \
   ${node_packages[@]+"${node_packages[@]}"}
 installed_only
 ensure_server_user
@@ -26,6 +27,20 @@ SHARD=37
 log "node $(node --version), npm $(npm --version): npm ci in $DIR"
 as_user env npm_config_cache="$WORK/npm-cache" npm_config_update_notifier=false \
   npm ci --prefix "$DIR" --no-audit --no-fund >/dev/null
+
+# snoref, the sno and xid judges, built offline in the work folder: muyo/sno from the vendored
+# snapshot and Debian's rs/xid beside a copy of snoref/, which its go.mod's replace directives
+# name; Go's caches in the work folder too.
+SNOREF=$WORK/snoref
+as_user rm -rf "$SNOREF"
+as_user mkdir -p "$SNOREF/src"
+as_user cp "$DIR/snoref/main.go" "$DIR/snoref/go.mod" "$SNOREF/src/"
+as_user tar -xzf "$(vendor_file sno-a543713.tar.gz)" -C "$SNOREF/src"
+as_user mv "$SNOREF/src/sno-a543713" "$SNOREF/src/sno"
+as_user cp -r /usr/share/gocode/src/github.com/rs/xid "$SNOREF/src/xid"
+log "$(go version): building snoref"
+as_user env -C "$SNOREF/src" GOPROXY=off GOFLAGS=-mod=mod GOTOOLCHAIN=local GOCACHE="$WORK/go-cache" \
+  GOPATH="$WORK/go-path" go build -o "$SNOREF/snoref" .
 
 # Two masking keys, 9 the active one, in a file only the server's user may read (the
 # server refuses any other mode); the masking test's client reads the same file.
@@ -67,9 +82,10 @@ drive "masking (Python client)" python3 test_mask.py
 drive "ID blocks (psycopg 3)" python3 test_blocks.py
 drive "ID blocks (node-postgres, COPY)" node --test blocks.test.js
 drive "mask_key.sh uuidv47 (key on standard input)" bash test_mask_key.sh "$WORK/tree/scripts/mask_key.sh"
+drive "sno and xid against muyo/sno and rs/xid" bash test_snoref.sh "$SNOREF/snoref" "$PG_BIN/psql"
 
 if [ ${#failed[@]} -ne 0 ]; then
   echo "drivers failed: ${failed[*]}"
   exit 1
 fi
-echo "drivers: all nine passed"
+echo "drivers: all ten passed"

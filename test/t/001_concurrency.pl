@@ -1,5 +1,6 @@
 # 8 concurrent clients (pgbench) insert 1,000,000 IDs of one shard, then the same over two
-# shards: zero duplicates, and each client's IDs strictly increasing in issue order.
+# shards: zero duplicates, and each client's IDs strictly increasing in issue order. Then
+# 200,000 snos from 8 clients with metabytes of their own: one server-wide stream.
 use strict;
 use warnings FATAL => 'all';
 use PostgreSQL::Test::Cluster;
@@ -86,6 +87,50 @@ is( $node->safe_psql(
 		'SELECT count(*) FROM (SELECT id, lag(id) OVER (ORDER BY n) AS prev FROM ids) s WHERE id <= prev'),
 	'0',
 	'one sequence per shard, whichever way the shard is named');
+
+# sno(): 8 clients x 25 transactions x 1000 snos, each client with metabytes of its own. One
+# stream for the server: no (unit, sequence) twice whatever the metabyte, and in each 4 ms
+# unit the sequences 0, 1, 2, ... with no gap, which only one counter shared by every backend
+# gives; each client's (time, sequence) strictly increase, and its snos of one metabyte (the
+# metabyte is before the sequence in the bytes); all on the server's shard.
+$node->safe_psql('postgres',
+	'CREATE TABLE snos (n bigserial, client int NOT NULL, meta int NOT NULL, id sno PRIMARY KEY)');
+$node->pgbench(
+	'--no-vacuum --client=8 --jobs=2 --transactions=25',
+	0,
+	[qr{number of transactions actually processed: 200/200}],
+	[qr{^$}],
+	'8 clients insert 200,000 snos',
+	{
+		'001_snos' => q{
+INSERT INTO snos (client, meta, id) SELECT :client_id, (:client_id * 31 + g) % 256, sno((:client_id * 31 + g) % 256)
+  FROM generate_series(1, 1000) g;
+}
+	});
+is( $node->safe_psql(
+		'postgres', q{
+SELECT count(*), count(DISTINCT (d.ts, d.sequence)),
+       bool_and(d.meta = s.meta AND d.partition = 11 AND NOT d.tick)
+  FROM snos s, sno_decode(s.id) d}),
+	'200000|200000|t',
+	'snos: no unit and sequence twice, metabyte as asked, partition the shard');
+is( $node->safe_psql(
+		'postgres', q{
+SELECT count(*) FROM (SELECT d.ts, count(*) AS c, max(d.sequence) AS top
+                        FROM snos, sno_decode(id) d GROUP BY d.ts) u
+ WHERE top <> c - 1}),
+	'0',
+	'snos: every unit holds sequences 0 to n - 1, from one server-wide counter');
+is( $node->safe_psql(
+		'postgres', q{
+SELECT count(*) FILTER (WHERE (d.ts, d.sequence) <= (p.ts, p.sequence)),
+       count(*) FILTER (WHERE id <= prev_of_meta)
+  FROM (SELECT id, lag(id) OVER (PARTITION BY client ORDER BY n) AS prev,
+               lag(id) OVER (PARTITION BY client, meta ORDER BY n) AS prev_of_meta FROM snos) s,
+       sno_decode(id) d, sno_decode(prev) p
+ WHERE prev IS NOT NULL}),
+	'0|0',
+	"snos: each client's (time, sequence) strictly increase, and its snos of one metabyte");
 
 # On 18 and later the module's magic block names it and its version, the control file's.
 SKIP:

@@ -1,5 +1,6 @@
 # Without shared_preload_libraries: CREATE EXTENSION works, decoding works, and snowflake()
-# raises an ERROR whose HINT names the setting: its shards are the server's, never a backend's
+# (and sno(), whose partition is a shard too) raises an ERROR whose HINT names the setting: its
+# shards are the server's, never a backend's
 # (the 128-bit kinds run per backend: 004_uuidv7_ulid.pl).
 use strict;
 use warnings FATAL => 'all';
@@ -13,7 +14,7 @@ $node->start;
 
 is($node->psql('postgres', 'CREATE EXTENSION snowflake'), 0, 'CREATE EXTENSION works');
 
-foreach my $call ('snowflake()', 'snowflake(3)')
+foreach my $call ('snowflake()', 'snowflake(3)', 'sno()')
 {
 	my ($ret, $stdout, $stderr) = $node->psql('postgres',
 		"\\set VERBOSITY verbose\nSELECT $call");

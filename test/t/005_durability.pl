@@ -1,6 +1,6 @@
 # The durable reservation: after a clean restart, an immediate stop, a SIGKILL of the
 # postmaster, and a start with the system clock set back 10 minutes, every new ID of every
-# kind is greater than every ID issued before. A reservation that cannot be written is an
+# kind (snowflake, UUIDv7, ULID, sno) is greater than every ID issued before. A reservation that cannot be written is an
 # ERROR, and no ID is issued. A clock stepped back and forward in a running server (libfaketime
 # with a changing offset) neither repeats nor reorders IDs, and warns once per step.
 use strict;
@@ -23,8 +23,8 @@ snowflake.max_lead = '10s'
 $node->start;
 $node->safe_psql('postgres', q{
 CREATE EXTENSION snowflake;
-CREATE TABLE ids (sf bigint, v7 uuid, ul ulid);
-CREATE TABLE maxima (era serial, sf3 bigint, sf9 bigint, v7 uuid, ul ulid);
+CREATE TABLE ids (sf bigint, v7 uuid, ul ulid, sn sno);
+CREATE TABLE maxima (era serial, sf3 bigint, sf9 bigint, v7 uuid, ul ulid, sn sno);
 });
 
 # Issues IDs of every kind into ids; shard 9 runs ahead of the clock: 3,000,000 IDs of one
@@ -33,9 +33,9 @@ CREATE TABLE maxima (era serial, sf3 bigint, sf9 bigint, v7 uuid, ul ulid);
 sub issue
 {
 	$node->safe_psql('postgres', q{
-INSERT INTO ids SELECT snowflake(), snowflake_uuidv7(), ulid() FROM generate_series(1, 1000);
+INSERT INTO ids SELECT snowflake(), snowflake_uuidv7(), ulid(), sno(n % 256) FROM generate_series(1, 1000) n;
 INSERT INTO ids (sf) SELECT max(s) FROM (SELECT snowflake(9) AS s FROM generate_series(1, 3000000)) x;
-INSERT INTO ids SELECT snowflake(), snowflake_uuidv7(), ulid() FROM generate_series(1, 1000);
+INSERT INTO ids SELECT snowflake(), snowflake_uuidv7(), ulid(), sno(n % 256) FROM generate_series(1, 1000) n;
 });
 }
 
@@ -51,14 +51,17 @@ SELECT coalesce((SELECT min(sf) FROM ids WHERE snowflake_shard(sf) = 3) > (SELEC
        coalesce((SELECT v7 FROM ids WHERE v7 IS NOT NULL ORDER BY v7 LIMIT 1)
                 > (SELECT v7 FROM maxima WHERE v7 IS NOT NULL ORDER BY v7 DESC LIMIT 1), true),
        coalesce((SELECT min(ul) FROM ids) > (SELECT max(ul) FROM maxima), true),
+       coalesce((SELECT sn FROM ids WHERE sn IS NOT NULL ORDER BY sn LIMIT 1)
+                > (SELECT sn FROM maxima WHERE sn IS NOT NULL ORDER BY sn DESC LIMIT 1), true),
        (SELECT count(sf) - count(DISTINCT sf) FROM ids),
        (SELECT count(*) FROM maxima)}) =~ s/\|\d+$//r,
-		't|t|t|t|0',
+		't|t|t|t|t|0',
 		"$what: every new ID of every kind is above every earlier one");
 	$node->safe_psql('postgres', q{
-INSERT INTO maxima (sf3, sf9, v7, ul) SELECT max(sf) FILTER (WHERE snowflake_shard(sf) = 3),
+INSERT INTO maxima (sf3, sf9, v7, ul, sn) SELECT max(sf) FILTER (WHERE snowflake_shard(sf) = 3),
        max(sf) FILTER (WHERE snowflake_shard(sf) = 9),
-       (SELECT v7 FROM ids WHERE v7 IS NOT NULL ORDER BY v7 DESC LIMIT 1), max(ul) FROM ids;
+       (SELECT v7 FROM ids WHERE v7 IS NOT NULL ORDER BY v7 DESC LIMIT 1), max(ul),
+       (SELECT sn FROM ids WHERE sn IS NOT NULL ORDER BY sn DESC LIMIT 1) FROM ids;
 TRUNCATE ids;
 });
 }

@@ -119,13 +119,17 @@ is( columns_of('snowflake_streams'),
 my $first_at = time;
 like($node->safe_psql('postgres', 'SELECT snowflake()'), qr/^\d+$/,
 	'a fresh cluster generates with no step beyond CREATE EXTENSION');
-$node->safe_psql('postgres', 'SELECT snowflake_uuidv7(), ulid()');
+$node->safe_psql('postgres', 'SELECT snowflake_uuidv7(), ulid(), sno(7)');
 # (lead_ms falls as the clock passes the ID: the bound below 0 grows with the time since.)
+# The sno stream is the server's (no shard), its sequence the first of its unit.
 is( $node->safe_psql('postgres', qq{
 SELECT count(*) FILTER (WHERE kind = 'snowflake' AND shard = 4 AND lead_ms < 1000
                           AND lead_ms > -1000 - (extract(epoch FROM clock_timestamp()) - $first_at) * 1000),
-       count(*) FILTER (WHERE kind <> 'snowflake') FROM snowflake_streams()}),
-	'1|2', 'snowflake_streams() has a row per stream that issued an ID');
+       count(*) FILTER (WHERE kind IN ('uuidv7', 'ulid')),
+       count(*) FILTER (WHERE kind = 'sno' AND shard IS NULL AND last_seq = 0 AND lead_ms < 1000
+                          AND lead_ms > -1000 - (extract(epoch FROM clock_timestamp()) - $first_at) * 1000)
+  FROM snowflake_streams()}),
+	'1|2|1', 'snowflake_streams() has a row per stream that issued an ID, sno\'s too');
 is(status_of($node, 'count(*)'), '1', 'and snowflake_status() is still one row');
 
 # --- Restarts with no ID between them: no lead builds up.
@@ -411,7 +415,7 @@ my $before_loss = $node->safe_psql('postgres', 'SELECT snowflake()');
 $node->stop;
 unlink($file) or die;
 ok($node->start(fail_ok => 1), 'a missing reservation file does not stop the server');
-foreach my $call ('snowflake()', 'snowflake(5)', 'snowflake_uuidv7()', 'ulid()')
+foreach my $call ('snowflake()', 'snowflake(5)', 'snowflake_uuidv7()', 'ulid()', 'sno()')
 {
 	($ret, $stdout, $stderr) = $node->psql('postgres', "SELECT $call",
 		extra_params => [ '-v', 'VERBOSITY=verbose' ], timeout => 120, timed_out => \$timed_out);
@@ -462,7 +466,7 @@ $node->stop;
 $node->append_conf('postgresql.conf', "snowflake.epoch = '1314220021721'\n");
 my $from = -s $node->logfile;
 ok($node->start(fail_ok => 1), 'a changed snowflake.epoch does not stop the server');
-foreach my $call ('snowflake()', 'snowflake(5)', 'snowflake_uuidv7()', 'ulid()')
+foreach my $call ('snowflake()', 'snowflake(5)', 'snowflake_uuidv7()', 'ulid()', 'sno()')
 {
 	($ret, $stdout, $stderr) = $node->psql('postgres', "SELECT $call",
 		extra_params => [ '-v', 'VERBOSITY=verbose' ], timeout => 120, timed_out => \$timed_out);

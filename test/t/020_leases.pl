@@ -303,6 +303,8 @@ is($late->safe_psql('postgres', 'SELECT lease_shard, lease_shard_count FROM snow
 is( $late->safe_psql('postgres',
 		'SELECT min(snowflake_shard(x)), max(snowflake_shard(x)) <= 10 FROM (SELECT snowflake() AS x FROM generate_series(1, 300000)) s'),
 	'9|t', 'snowflake() issues within the leased range');
+is($late->safe_psql('postgres', 'SELECT d.partition FROM sno_decode(sno(5)) d'), '9',
+	'sno() is on the leased range\'s first shard');
 is($late->safe_psql('postgres', 'SELECT snowflake_shard(snowflake(10))'), '10', 'snowflake(shard) on its second shard');
 
 # ---- A standby holds no lease; promoted while its primary runs, it leases another shard.
@@ -329,6 +331,7 @@ $etcd->stop_member(1);
 $etcd->stop_member(2);
 $err = wait_refusing($primary);
 like($err, qr/SF001/, 'without quorum, generation stops');
+like(($primary->psql('postgres', 'SELECT sno()'))[2], qr/SF001|no shard lease/, 'sno() too');
 $etcd->start_member(1);
 $etcd->start_member(2);
 $etcd->wait_healthy;

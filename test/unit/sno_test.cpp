@@ -1,14 +1,19 @@
 // Unit tests of the sno and xid codecs (sno_codec.hpp, xid_codec.hpp), against vectors made
 // by the reference implementations: github.com/muyo/sno at a543713 and Debian's rs/xid
 // (golang-github-rs-xid-dev), whose own tests list the xid fields below.
+#include "core/shared_state.hpp"
 #include "core/sno_codec.hpp"
+#include "core/sno_stream.hpp"
 #include "core/xid_codec.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
+#include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace snowflake;
@@ -228,4 +233,181 @@ TEST(XidCodec, RefusesWrongLengthsCharactersAndPadding) {
     ASSERT_EQ(p.status, xid::TextParse::kBadPadding) << c;
     EXPECT_EQ(p.position, 19u);
   }
+}
+
+// ---- The server's sno stream (sno_stream.hpp) on a fake clock: Unix milliseconds in, 4 ms
+// units and a 16-bit sequence in the word.
+
+namespace {
+
+constexpr uint64_t kSnoEpoch = static_cast<uint64_t>(sno::kEpochUnixMs);
+// 2026-01-01 00:00:00 UTC, on a unit's first millisecond.
+constexpr uint64_t kT = 1767225600000;
+constexpr uint64_t kTUnit = (kT - kSnoEpoch) / 4;
+
+struct SnoStream {
+  std::atomic<uint64_t> last{0};
+  uint64_t lead_ms = 1000;
+  uint64_t reserved_unix_ms = UINT64_MAX;
+  NextResult next(uint64_t now_unix_ms) {
+    return sno::next(last, now_unix_ms, lead_ms, reserved_unix_ms);
+  }
+};
+
+uint64_t word(uint64_t unit, uint64_t seq) { return unit << sno::kSeqBits | seq; }
+
+}  // namespace
+
+TEST(SnoStream, AUnitStartsAtSequenceZeroAndItsFourMillisecondsShareIt) {
+  SnoStream s;
+  EXPECT_EQ(s.next(kT).value, word(kTUnit, 0));
+  EXPECT_EQ(s.next(kT + 3).value, word(kTUnit, 1));  // the same unit
+  EXPECT_EQ(s.next(kT + 4).value, word(kTUnit + 1, 0));
+  uint8_t b[sno::kBytes];
+  sno::compose_issued(word(kTUnit + 1, 0), 200, 65000, b);
+  const sno::Fields f = sno::fields(b);
+  EXPECT_EQ(f.units, kTUnit + 1);
+  EXPECT_EQ(sno::units_to_unix_ms(f.units), static_cast<int64_t>(kT + 4));
+  EXPECT_FALSE(f.tick);
+  EXPECT_EQ(f.meta, 200);
+  EXPECT_EQ(f.partition, 65000);
+  EXPECT_EQ(f.sequence, 0);
+  // The same bytes as the codec's compose, at the edges of every field.
+  for (const uint64_t unit : {uint64_t{0}, kTUnit, sno::kMaxUnits})
+    for (const uint32_t seq : {0u, 1u, 65535u})
+      for (const int meta : {0, 7, 255})
+        for (const int part : {0, 1, 65000, 65535}) {
+          uint8_t mine[sno::kBytes], codec[sno::kBytes];
+          sno::compose_issued(word(unit, seq), static_cast<uint8_t>(meta),
+                              static_cast<uint16_t>(part), mine);
+          sno::compose(sno::Fields{unit, false, static_cast<uint8_t>(meta),
+                                   static_cast<uint16_t>(part), static_cast<uint16_t>(seq)},
+                       codec);
+          ASSERT_EQ(0, std::memcmp(mine, codec, sno::kBytes)) << unit << " " << seq;
+        }
+}
+
+TEST(SnoStream, AFullUnitCarriesIntoTheNextWithoutWaiting) {
+  SnoStream s;
+  uint64_t prev = 0;
+  for (uint32_t i = 0; i < 65536 * 2 + 10; ++i) {
+    const NextResult r = s.next(kT);
+    ASSERT_EQ(r.step, Step::kIssued);
+    ASSERT_GT(r.value, prev);
+    prev = r.value;
+  }
+  EXPECT_EQ(prev, word(kTUnit + 2, 9));
+  // The bytes of successive words (any metabyte) sort in issue order: the word is the order key.
+  uint8_t a[sno::kBytes], b[sno::kBytes];
+  sno::compose_issued(word(kTUnit, 65535), 255, 1, a);
+  sno::compose_issued(word(kTUnit + 1, 0), 0, 1, b);
+  EXPECT_LT(std::memcmp(a, b, sno::kBytes), 0);
+  // A sno never has the tick-tock bit, even after a carry.
+  sno::compose_issued(prev, 0, 1, b);
+  EXPECT_FALSE(sno::fields(b).tick);
+}
+
+TEST(SnoStream, AClockStepBackNeitherStallsNorRepeatsNorGoesBack) {
+  // The server's IDs' clock (clock.hpp) on a fake machine whose wall clock steps 10 minutes back.
+  ClockState state;
+  state.init();
+  LocalClock local;
+  int64_t mono = int64_t{5000} * 1000000, wall = static_cast<int64_t>(kT) * 1000000;
+  auto now_unix_ms = [&] {
+    const ClockTick t = clock_now(
+        state, local, [&] { return mono; }, [&] { return wall; });
+    return static_cast<uint64_t>(t.unix_ns / 1000000);
+  };
+  SnoStream s;
+  uint64_t prev = 0;
+  auto issue = [&] {
+    const NextResult r = s.next(now_unix_ms());
+    EXPECT_EQ(r.step, Step::kIssued);
+    EXPECT_GT(r.value, prev);
+    prev = r.value;
+    return r.value;
+  };
+  const uint64_t before = issue();
+  mono += 4000000;
+  wall += 4000000 - int64_t{600000} * 1000000;
+  for (int i = 0; i < 2500; ++i) {  // 10 s, a sno each 4 ms
+    issue();
+    mono += 4000000;
+    wall += 4000000;
+  }
+  // The snos' time went on at real-time rate: 2,501 units, none waited for, none repeated.
+  EXPECT_EQ((issue() >> sno::kSeqBits) - (before >> sno::kSeqBits), 2501u);
+  EXPECT_EQ(state.steps_back.load(), 1u);
+  // Handed a time behind the stream (within the lead), the stream still goes on from its last.
+  const NextResult r = s.next(now_unix_ms() - 400);
+  ASSERT_EQ(r.step, Step::kIssued);
+  EXPECT_EQ(r.value, prev + 1);
+}
+
+TEST(SnoStream, TheLeadBoundMakesTheCallerWaitAndConsumesNothing) {
+  SnoStream s;
+  s.lead_ms = 8;  // two units ahead of the clock
+  for (uint32_t i = 0; i < 3 * 65536; ++i) ASSERT_EQ(s.next(kT).step, Step::kIssued);
+  const NextResult r = s.next(kT);
+  EXPECT_EQ(r.step, Step::kWait);
+  EXPECT_EQ(r.value, 4u);  // one unit
+  EXPECT_EQ(s.last.load(), word(kTUnit + 2, 65535));
+  const NextResult after = s.next(kT + 4);  // the clock moved a unit on
+  ASSERT_EQ(after.step, Step::kIssued);
+  EXPECT_EQ(after.value, word(kTUnit + 3, 0));
+}
+
+TEST(SnoStream, AUnitIsIssuedOnlyWhenTheReservationCoversAllOfIt) {
+  SnoStream s;
+  s.reserved_unix_ms = kT + 7;  // covers kTUnit, and kTUnit + 1 only up to its 3rd ms
+  EXPECT_EQ(s.next(kT).step, Step::kIssued);
+  const NextResult r = s.next(kT + 4);
+  ASSERT_EQ(r.step, Step::kReserve);
+  EXPECT_EQ(r.value, kT + 7);  // the reservation must exceed the unit's last millisecond
+  EXPECT_EQ(s.last.load(), word(kTUnit, 0));  // nothing consumed
+  s.reserved_unix_ms = kT + 8;
+  EXPECT_EQ(s.next(kT + 4).value, word(kTUnit + 1, 0));
+}
+
+TEST(SnoStream, TheReservationAtExitKeepsSnosOfTheNextRunAbove) {
+  auto state = std::make_unique<SharedStateT<SpinLock>>();
+  state->init();
+  EXPECT_EQ(high_water_unix_ms(*state, kDefaultEpochMs), 0u);
+  state->streams.sno.last.store(word(kTUnit, 17));
+  EXPECT_EQ(high_water_unix_ms(*state, kDefaultEpochMs), kT + 3);  // the unit's last ms
+  // At exit the reservation comes down to just above it; the next run's clock starts there,
+  // so its first unit is past every unit of this run, with the clock minutes behind.
+  const uint64_t at_exit =
+      reservation_at_exit(high_water_unix_ms(*state, kDefaultEpochMs), 0, kT + 5000);
+  EXPECT_EQ(at_exit, kT + 4);
+  SnoStream next_run;
+  next_run.reserved_unix_ms = at_exit + 1250;
+  const NextResult r = next_run.next(at_exit);
+  ASSERT_EQ(r.step, Step::kIssued);
+  EXPECT_GT(r.value, word(kTUnit, 17));
+}
+
+TEST(SnoStream, ThreadsSharingTheStreamNeverShareAUnitAndSequence) {
+  std::atomic<uint64_t> last{0};
+  constexpr int kThreads = 4, kEach = 50000;
+  std::vector<std::vector<uint64_t>> got(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      uint64_t prev = 0;
+      for (int i = 0; i < kEach; ++i) {
+        const NextResult r = sno::next(last, kT, 1000, UINT64_MAX);
+        if (r.step != Step::kIssued || r.value <= prev) return;  // counted below
+        prev = r.value;
+        got[t].push_back(r.value);
+      }
+    });
+  for (std::thread &th : threads) th.join();
+  std::vector<uint64_t> all;
+  for (const auto &g : got) {
+    EXPECT_EQ(g.size(), static_cast<size_t>(kEach));
+    all.insert(all.end(), g.begin(), g.end());
+  }
+  std::sort(all.begin(), all.end());
+  EXPECT_EQ(std::adjacent_find(all.begin(), all.end()), all.end());
 }
