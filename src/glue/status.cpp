@@ -28,7 +28,7 @@ namespace {
 using namespace snowflake;
 using namespace snowflake::glue;
 
-constexpr int kStatusColumns = 32;
+constexpr int kStatusColumns = 33;
 constexpr int kStreamColumns = 5;
 
 int64_t system_clock_ms() { return read_clock(CLOCK_REALTIME) / 1000000; }
@@ -123,6 +123,10 @@ SNOWFLAKE_FUNCTION(snowflake_status) {
   const char *problem = mask_key_problem();
   values[31] = CStringGetTextDatum(problem);
   nulls[31] = problem[0] == '\0';
+  // A name of the active key that tells nothing of it: equal on nodes whose keys are equal.
+  char fingerprint[17];
+  nulls[32] = !mask_active_key_fingerprint(fingerprint);
+  values[32] = CStringGetTextDatum(fingerprint);
   tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
   return (Datum)0;
 }

@@ -101,7 +101,8 @@ is( columns_of('snowflake_status'),
 		etcd_requests => 'bigint',
 		mask_key_id => 'integer',
 		mask_keys => 'integer',
-		mask_key_problem => 'text'),
+		mask_key_problem => 'text',
+		mask_key_fingerprint => 'text'),
 	'snowflake_status() has the server\'s columns');
 is( columns_of('snowflake_streams'),
 	sorted_columns(
