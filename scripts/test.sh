@@ -152,6 +152,10 @@ suite drivers "drivers (psycopg 3, psycopg2, node-postgres, SQLAlchemy, Django, 
 suite bench "benchmark (tiny run)" "$ROOT/bench/run.sh" --quick --out "$WORK/bench-quick"
 suite bench "lease benchmark (tiny run)" "$ROOT/bench/lease.sh" --quick --out "$WORK/bench-quick"
 suite bench "masking benchmark (tiny run)" "$ROOT/bench/mask.sh" --quick --out "$WORK/bench-quick"
+# Where the Citus suite runs (17 in a full run), the Citus benchmark's tiny run too (about 20 s).
+if wanted citus; then
+  suite bench "Citus benchmark (tiny run)" "$ROOT/bench/citus.sh" --quick --out "$WORK/bench-quick"
+fi
 # Last: it installs the Debian package in place of the build, then puts the build back.
 suite package "Debian package (build, install, autopkgtest)" "$ROOT/scripts/package.sh"
 

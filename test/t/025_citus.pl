@@ -2,8 +2,8 @@
 # shared_preload_libraries = 'citus,snowflake') with ONE snowflake configuration on every node:
 # lease mode against a 3-member etcd. Skipped when Citus is not installed (scripts/citus.sh
 # builds it; the citus suite of scripts/test.sh runs this test).
-# - CREATE EXTENSION snowflake on the coordinator reaches the workers; the three nodes lease
-#   three distinct shards.
+# - CREATE EXTENSION snowflake on the coordinator reaches the workers, one added after it too;
+#   the three nodes lease three distinct shards.
 # - Distributed tables keyed by bigint DEFAULT snowflake(), uuid DEFAULT snowflake_uuidv7() and
 #   ulid DEFAULT ulid(), the ID as distribution column and as a plain column beside another
 #   one, and a reference table, written at once from several sessions through every path:
@@ -95,8 +95,8 @@ my $host = '127.0.0.1';
 $coord->safe_psql('postgres', qq{
 SELECT citus_set_coordinator_host('$host', ${\ $coord->port});
 SELECT citus_add_node('$host', ${\ $w1->port});
-SELECT citus_add_node('$host', ${\ $w2->port});
 CREATE EXTENSION snowflake;
+SELECT citus_add_node('$host', ${\ $w2->port});
 });
 
 is( $coord->safe_psql(
@@ -105,7 +105,7 @@ is( $coord->safe_psql(
   $$SELECT extversion FROM pg_extension WHERE extname = 'snowflake'$$)}),
 	join(',', ($coord->safe_psql('postgres',
 		q{SELECT extversion FROM pg_extension WHERE extname = 'snowflake'})) x 2),
-	'CREATE EXTENSION snowflake on the coordinator reaches both workers');
+	'CREATE EXTENSION snowflake on the coordinator reaches the worker there and the one added after');
 
 sub wait_held
 {
