@@ -148,6 +148,9 @@ suite fuzz "fuzzing (libFuzzer, ASan, UBSan; 30 s)" \
 suite regress "pg_regress" regress
 suite tap "TAP" tap
 suite citus "Citus (a coordinator and two workers, test/t/025_citus.pl)" citus
+if ! wanted citus && [ -z "${SNOWFLAKE_SUITES:-}" ] && [ -z "${SNOWFLAKE_INSTALL_ONLY:-}" ]; then
+  log "the Citus suite runs on PostgreSQL ${SNOWFLAKE_CITUS_MAJOR:-17} alone (SNOWFLAKE_CITUS_MAJOR): skipped on $PG_MAJOR"
+fi
 suite drivers "drivers (psycopg 3, psycopg2, node-postgres, SQLAlchemy, Django, masking)" "$ROOT/test/drivers/run.sh"
 suite bench "benchmark (tiny run)" "$ROOT/bench/run.sh" --quick --out "$WORK/bench-quick"
 suite bench "lease benchmark (tiny run)" "$ROOT/bench/lease.sh" --quick --out "$WORK/bench-quick"
