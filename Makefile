@@ -41,7 +41,10 @@ REGRESS_OPTS = --temp-config=test/preload.conf --temp-instance=tmp_check_regress
 # The longest start first, so that run two at a time (prove -j2) they do not end the run alone.
 TAP_TESTS = 1
 TAP_LONGEST = $(wildcard test/t/017_*.pl test/t/013_*.pl test/t/020_*.pl test/t/004_*.pl)
-PROVE_TESTS ?= $(TAP_LONGEST) $(filter-out $(TAP_LONGEST),$(wildcard test/t/*.pl))
+# test/t/025_citus.pl needs Citus built (scripts/citus.sh): the citus suite of scripts/test.sh
+# runs it, PROVE_TESTS=test/t/025_citus.pl here.
+TAP_OWN_SUITE = test/t/025_citus.pl
+PROVE_TESTS ?= $(TAP_LONGEST) $(filter-out $(TAP_LONGEST) $(TAP_OWN_SUITE),$(wildcard test/t/*.pl))
 
 PG_CONFIG ?= pg_config
 

@@ -516,7 +516,8 @@ CREATE FUNCTION snowflake_status(
 	OUT lease_state text, OUT lease_shard integer, OUT lease_shard_count integer,
 	OUT lease_expires_ms bigint, OUT etcd_endpoint text, OUT etcd_error text,
 	OUT etcd_requests bigint, OUT mask_key_id integer, OUT mask_keys integer,
-	OUT mask_key_problem text, OUT blocks bigint, OUT block_ids bigint)
+	OUT mask_key_problem text, OUT mask_key_fingerprint text, OUT blocks bigint,
+	OUT block_ids bigint)
 	RETURNS SETOF record
 	AS 'MODULE_PATHNAME', 'snowflake_status' LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED ROWS 1;
 

@@ -7,7 +7,7 @@
 # throwaway servers as an unprivileged user. Exits non-zero on any failure.
 #
 # While working on one thing, run less (scripts/matrix.sh passes these on to each major):
-#   SNOWFLAKE_SUITES="regress tap"   only these suites: meta unit format arm64 fuzz regress tap drivers bench package
+#   SNOWFLAKE_SUITES="regress tap"   only these suites: meta unit format arm64 fuzz regress tap citus drivers bench package
 #   SNOWFLAKE_REGRESS="decode ulid"  only these pg_regress tests
 #   PROVE_TESTS="test/t/009_lead_and_writes.pl"  only these TAP tests
 # SNOWFLAKE_INSTALL_ONLY=1 installs the packages the chosen suites need, and runs nothing.
@@ -24,6 +24,9 @@ wanted() {
   fi
   case $1 in
     arm64 | fuzz) [ "$PG_MAJOR" = "${SNOWFLAKE_ONCE_MAJOR:-15}" ] || return 1 ;;
+    # A Citus cluster (scripts/citus.sh builds Citus, which builds for 16 to 18 only): on one
+    # major of the matrix.
+    citus) [ "$PG_MAJOR" = "${SNOWFLAKE_CITUS_MAJOR:-17}" ] || return 1 ;;
   esac
   # The C++ style is checked with one clang-format version, Debian 12's (15's suite).
   [ "$1" != format ] || [ "$PG_MAJOR" = 15 ]
@@ -31,7 +34,7 @@ wanted() {
 # meta and arm64 need neither the build nor a server here: alone, they run without
 # installing the extension into this machine's PostgreSQL.
 needs_install=
-for key in unit fuzz regress tap drivers bench package; do
+for key in unit fuzz regress tap citus drivers bench package; do
   if wanted "$key"; then needs_install=1; fi
 done
 
@@ -81,7 +84,7 @@ suite() {
   # Installing only: a suite's own script installs what it needs and exits; the other suites
   # need what is installed above.
   if [ -n "${SNOWFLAKE_INSTALL_ONLY:-}" ]; then
-    case $1 in "$ROOT"/*.sh) name="the packages of: $name" ;; *) return 0 ;; esac
+    case $1 in "$ROOT"/*.sh | citus) name="the packages of: $name" ;; *) return 0 ;; esac
   fi
   log "$name"
   local started=$SECONDS
@@ -108,7 +111,7 @@ regress() {
 # reservation and keeps its servers and etcd in a folder of its own.
 tap() {
   if as_user make -C "$WORK/tree" -s PG_CONFIG="$PG_CONFIG" prove_installcheck \
-    PROVE_FLAGS="-j${SNOWFLAKE_PROVE_JOBS:-2}"; then return 0; fi
+    PROVE_FLAGS="-j${SNOWFLAKE_PROVE_JOBS:-2}" ${PROVE_TESTS:+PROVE_TESTS="$PROVE_TESTS"}; then return 0; fi
   local f
   for f in "$WORK"/tree/tmp_check/log/regress_log_*; do
     [ -f "$f" ] || continue
@@ -116,6 +119,21 @@ tap() {
     tail -n 40 "$f"
   done
   return 1
+}
+
+# Citus built (once per machine: scripts/citus.sh keeps the build in the work folder) and
+# installed, then test/t/025_citus.pl on a coordinator and two workers. Where Citus does not
+# build (15, 19), the suite says so and passes.
+citus() {
+  local status=0
+  "$ROOT/scripts/citus.sh" || status=$?
+  if [ "$status" = 3 ]; then
+    log "the Citus suite skips on PostgreSQL $PG_MAJOR: Citus 14.0.1 builds for 16, 17 and 18"
+    return 0
+  fi
+  [ "$status" = 0 ] || return 1
+  [ -z "${SNOWFLAKE_INSTALL_ONLY:-}" ] || return 0
+  SNOWFLAKE_PROVE_JOBS=1 PROVE_TESTS=test/t/025_citus.pl tap
 }
 
 suite meta "META.json (PGXN Meta Spec 1.0.0)" python3 "$ROOT/test/meta_check.py"
@@ -129,11 +147,19 @@ suite fuzz "fuzzing (libFuzzer, ASan, UBSan; 30 s)" \
   as_user make -C "$WORK/tree" -s PG_CONFIG="$PG_CONFIG" fuzzcheck
 suite regress "pg_regress" regress
 suite tap "TAP" tap
+suite citus "Citus (a coordinator and two workers, test/t/025_citus.pl)" citus
+if ! wanted citus && [ -z "${SNOWFLAKE_SUITES:-}" ] && [ -z "${SNOWFLAKE_INSTALL_ONLY:-}" ]; then
+  log "the Citus suite runs on PostgreSQL ${SNOWFLAKE_CITUS_MAJOR:-17} alone (SNOWFLAKE_CITUS_MAJOR): skipped on $PG_MAJOR"
+fi
 suite drivers "drivers (psycopg 3, psycopg2, node-postgres, SQLAlchemy, Django, masking)" "$ROOT/test/drivers/run.sh"
 suite bench "benchmark (tiny run)" "$ROOT/bench/run.sh" --quick --out "$WORK/bench-quick"
 suite bench "lease benchmark (tiny run)" "$ROOT/bench/lease.sh" --quick --out "$WORK/bench-quick"
 suite bench "masking benchmark (tiny run)" "$ROOT/bench/mask.sh" --quick --out "$WORK/bench-quick"
 suite bench "blocks benchmark (tiny run)" "$ROOT/bench/blocks.sh" --quick --out "$WORK/bench-quick"
+# Where the Citus suite runs (17 in a full run), the Citus benchmark's tiny run too (about 20 s).
+if wanted citus; then
+  suite bench "Citus benchmark (tiny run)" "$ROOT/bench/citus.sh" --quick --out "$WORK/bench-quick"
+fi
 # Last: it installs the Debian package in place of the build, then puts the build back.
 suite package "Debian package (build, install, autopkgtest)" "$ROOT/scripts/package.sh"
 

@@ -412,6 +412,8 @@ const char *mask_label(MaskUse use) noexcept {
       return "snowflake mask uuidv47 v1";
     case MaskUse::kUuidv7:
       return "snowflake mask uuidv7 v1";
+    case MaskUse::kFingerprint:
+      return "snowflake mask fingerprint v1";
   }
   return "";
 }
@@ -509,6 +511,21 @@ void MaskKeyring::reset(const MaskKeySet &keys) noexcept {
 
 bool MaskKeyring::has(int id) const noexcept {
   return id >= 0 && id < kMaskKeyIds && slots_[id] != nullptr;
+}
+
+bool MaskKeyring::fingerprint(int key_id, char out[17]) const noexcept {
+  out[0] = '\0';
+  if (!has(key_id)) return false;
+  uint8_t mac[32];
+  if (!derive_mask_key(slots_[key_id]->master, MaskUse::kFingerprint, mac)) return false;
+  static const char kHex[] = "0123456789abcdef";
+  for (int i = 0; i < 8; ++i) {
+    out[2 * i] = kHex[mac[i] >> 4];
+    out[2 * i + 1] = kHex[mac[i] & 15];
+  }
+  out[16] = '\0';
+  OPENSSL_cleanse(mac, sizeof mac);
+  return true;
 }
 
 MaskKeyring::Slot *MaskKeyring::slot(int id) noexcept {

@@ -90,8 +90,9 @@ void secret_free(void *p, size_t size) noexcept;
 bool aes256_block(const uint8_t key[32], const uint8_t in[16], uint8_t out[16],
                   bool decrypt) noexcept;
 
-// A master key's derived keys: HMAC-SHA256(master, label).
-enum class MaskUse : uint8_t { kBigint, kUlid, kUuid, kUuidv7 };
+// A master key's derived keys: HMAC-SHA256(master, label). kFingerprint derives no key: its
+// first 8 bytes name the master key where nodes are compared (snowflake_status()).
+enum class MaskUse : uint8_t { kBigint, kUlid, kUuid, kUuidv7, kFingerprint };
 const char *mask_label(MaskUse use) noexcept;
 bool derive_mask_key(const uint8_t master[kMaskKeyLen], MaskUse use, uint8_t out[32]) noexcept;
 
@@ -115,6 +116,10 @@ class MaskKeyring {
   int active_id() const noexcept { return active_; }
   bool has(int id) const noexcept;
   bool failed() const noexcept { return failed_; }
+  // The key's fingerprint, 16 hex digits and a NUL: the first 8 bytes of HMAC-SHA256(master,
+  // "snowflake mask fingerprint v1"). Equal on two servers when their keys of that id are
+  // equal; tells nothing of the key. False when the key is absent or the library fails.
+  bool fingerprint(int key_id, char out[17]) const noexcept;
 
   // The 64-bit kind: with the active key.
   bool mask_bigint(int64_t id, const MaskCheck &check, uint8_t body[16]) noexcept;

@@ -30,7 +30,7 @@ namespace {
 using namespace snowflake;
 using namespace snowflake::glue;
 
-constexpr int kStatusColumns = 34;
+constexpr int kStatusColumns = 35;
 constexpr int kStreamColumns = 7;
 
 int64_t system_clock_ms() { return read_clock(CLOCK_REALTIME) / 1000000; }
@@ -125,14 +125,18 @@ SNOWFLAKE_FUNCTION(snowflake_status) {
   const char *problem = mask_key_problem();
   values[31] = CStringGetTextDatum(problem);
   nulls[31] = problem[0] == '\0';
+  // A name of the active key that tells nothing of it: equal on nodes whose keys are equal.
+  char fingerprint[17];
+  nulls[32] = !mask_active_key_fingerprint(fingerprint);
+  values[32] = CStringGetTextDatum(fingerprint);
   // Blocks (snowflake_block) taken since start, and the IDs they held, over every shard.
   uint64_t blocks = 0, block_ids = 0;
   for (const ShardSlot &s : state.shards) {
     blocks += s.blocks.load(std::memory_order_relaxed);
     block_ids += s.block_values.load(std::memory_order_relaxed);
   }
-  put_count(values, 32, blocks);
-  put_count(values, 33, block_ids);
+  put_count(values, 33, blocks);
+  put_count(values, 34, block_ids);
   tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
   return (Datum)0;
 }

@@ -102,6 +102,7 @@ is( columns_of('snowflake_status'),
 		mask_key_id => 'integer',
 		mask_keys => 'integer',
 		mask_key_problem => 'text',
+		mask_key_fingerprint => 'text',
 		blocks => 'bigint',
 		block_ids => 'bigint'),
 	'snowflake_status() has the server\'s columns');

@@ -90,6 +90,11 @@ like(psql_error('SELECT snowflake_unmask($$ord_7h25mn944e6m9kbsxr35qrvg7c$$, $$o
 chmod 0600, $keyfile;
 reload_until(qr/^1\|1\|-$/);
 pass('mode 0600: key 1 is active, one key, no problem');
+# The key's fingerprint, which servers meant to share a key file compare: the first 8 bytes of
+# HMAC-SHA256(key, "snowflake mask fingerprint v1"), none of any derived key.
+is(status_of($node, 'mask_key_fingerprint'),
+	substr(hmac_sha256_hex('snowflake mask fingerprint v1', pack('H*', $key{1})), 0, 16),
+	'snowflake_status() shows the active key\'s fingerprint');
 
 # Known answers (docs/internals.md), equal IDs giving equal tokens, round trips.
 is($node->safe_psql('postgres', q{SELECT snowflake_mask(1234, 'ord'), snowflake_mask(1234)}),

@@ -241,6 +241,33 @@ TEST(MaskToken, KnownAnswers) {
   EXPECT_EQ(hex(back, 16), hex(u, 16));
 }
 
+// The fingerprint that snowflake_status() shows: known answers (Python's hmac), the same for
+// the same key whatever else the file holds, another for another key, none for an absent id.
+TEST(MaskToken, FingerprintNamesTheKeyAndNoDerivedKey) {
+  sf::MaskKeyring ring;
+  ring.reset(parse_ok(kKeyFile));
+  char fp[17];
+  ASSERT_TRUE(ring.fingerprint(7, fp));
+  EXPECT_STREQ(fp, "6f376fcb82b4a108");
+  ASSERT_TRUE(ring.fingerprint(0, fp));
+  EXPECT_STREQ(fp, "843984b3c5054764");
+  EXPECT_FALSE(ring.fingerprint(3, fp));
+  EXPECT_STREQ(fp, "");
+  sf::MaskKeyring alone;
+  alone.reset(
+      parse_ok("7 000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f active\n"));
+  ASSERT_TRUE(alone.fingerprint(7, fp));
+  EXPECT_STREQ(fp, "6f376fcb82b4a108");
+  // No derived key begins with it.
+  const sf::MaskKeySet set = parse_ok(kKeyFile);
+  for (sf::MaskUse use :
+       {sf::MaskUse::kBigint, sf::MaskUse::kUlid, sf::MaskUse::kUuid, sf::MaskUse::kUuidv7}) {
+    uint8_t k[32];
+    ASSERT_TRUE(sf::derive_mask_key(set.entries[1].key, use, k));
+    EXPECT_NE(hex(k, 8), "6f376fcb82b4a108");
+  }
+}
+
 TEST(MaskToken, RoundTripsEqualIdsEqualTokensAnyCase) {
   sf::MaskKeyring ring;
   ring.reset(parse_ok(kKeyFile));
