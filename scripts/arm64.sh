@@ -36,6 +36,9 @@ apt_arm64=(apt-get -q -o APT::Architecture=arm64 -o APT::Architectures=arm64
   -o Dir::Cache::Archives="$dir/apt/archives" -o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache=)
 log "arm64 packages (apt-get for arm64 alone, in $dir/apt)"
 as_user "${apt_arm64[@]}" update >"$dir/apt.log" 2>&1 || { tail -n 20 "$dir/apt.log"; die "apt-get update for arm64 failed"; }
+# Archives the lists no longer have go (a version superseded since the last run): every
+# archive left is unpacked below.
+as_user "${apt_arm64[@]}" autoclean >>"$dir/apt.log" 2>&1
 # What the unit tests link, and the server with libfaketime (the clock-fault TAP test), with
 # every library they need at run time (libc6 among them). The server is of this machine's
 # version to the package: this machine's initdb and pg_ctl refuse a postgres of another.
