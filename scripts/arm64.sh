@@ -113,8 +113,8 @@ log "the arm64 build and unit tests took $SECONDS s"
 # alignment and endianness), and this machine's pg_ctl, psql, pgbench, pg_regress and the TAP
 # framework drive it: they find "postgres" beside themselves, in a bin folder of copies of
 # this machine's tools where postgres is a wrapper that execs the arm64 server under
-# qemu-aarch64 -L ROOT. The server finds its $libdir and share folder from its own path,
-# inside ROOT: the module goes there, installed by the root's own pg_config.
+# qemu-aarch64 -L ROOT. The server's $libdir and share folder are those of ROOT (below): the
+# module goes there, installed by the root's own pg_config.
 arm_version=$(as_user "${run_arm64[@]}" "$root/usr/lib/postgresql/$PG_MAJOR/bin/postgres" -V)
 host_version=$("$PG_BIN/postgres" -V)
 [ "$arm_version" = "$host_version" ] ||
@@ -146,6 +146,7 @@ done
 # pg_ctl restart starts again. It finds its $libdir and share folder at their usual paths
 # then, which qemu's -L finds in ROOT (the folder's name must not end in /bin: the server would
 # take the folder beside it for $libdir).
+#
 # libfaketime for the server: the TAP tests preload this machine's (x86-64) library into
 # what they start; the wrapper hands the server the arm64 one from ROOT (qemu passes the
 # environment on to the program it runs, and -E sets a variable there), and keeps it out
