@@ -3,7 +3,7 @@
 # META.json check, the core's unit tests, pg_regress (sql/, expected/), the TAP tests
 # (test/t/), the driver suite (test/drivers/), a tiny run of the benchmark (so that it cannot
 # rot), the Debian package with its autopkgtest, and on PostgreSQL 15 the C++ style (make
-# formatcheck), fuzzing and the arm64 build (scripts/arm64.sh). Each suite starts its own
+# formatcheck), fuzzing and the arm64 suite (scripts/arm64.sh). Each suite starts its own
 # throwaway servers as an unprivileged user. Exits non-zero on any failure.
 #
 # While working on one thing, run less (scripts/matrix.sh passes these on to each major):
@@ -68,6 +68,8 @@ ensure_server_user
 prepare_work
 if [ -n "$needs_install" ]; then
   build_and_install
+  # The arm64 suite compares the arm64 server's mask tokens with this build's, installed here.
+  export SNOWFLAKE_HOST_PG=${PG_BIN%/bin}
   if [ -n "$UPGRADE_FROM" ]; then
     build_and_install "/usr/lib/postgresql/$UPGRADE_FROM/bin/pg_config" "$WORK/tree-$UPGRADE_FROM"
     export SNOWFLAKE_UPGRADE_FROM=/usr/lib/postgresql/$UPGRADE_FROM
@@ -141,7 +143,7 @@ suite unit "unit tests (core, fake clock)" as_user "$WORK/tree/test/unit/unit_te
 if wanted format; then install_packages clang-format; fi
 suite format "C++ style (.clang-format, clang-format $(clang-format --version 2>/dev/null | grep -o '[0-9][0-9.]*' | head -1))" \
   make -C "$ROOT" -s formatcheck
-suite arm64 "arm64 (module and unit tests cross-compiled, the tests under qemu-user)" \
+suite arm64 "arm64 (cross-compiled; unit tests, pg_regress and TAP tests on an arm64 server under qemu-user)" \
   "$ROOT/scripts/arm64.sh"
 suite fuzz "fuzzing (libFuzzer, ASan, UBSan; 30 s)" \
   as_user make -C "$WORK/tree" -s PG_CONFIG="$PG_CONFIG" fuzzcheck

@@ -188,10 +188,17 @@ sub kill9_and_wait
 	my ($node) = @_;
 	my $postmaster = $node->{_pid};
 	my $title = 'postgres: ' . $node->name . ': ';
+	# Its children, by parent pid too: a server under qemu-user (the arm64 suite) sets its
+	# process titles in the emulated memory, so they never show in /proc.
+	my @children = grep { my $stat = proc_stat($_); $stat && $stat->[3] == $postmaster }
+	  map { m{^/proc/(\d+)/stat$} ? $1 : () } glob('/proc/[0-9]*/stat');
 	$node->kill9;
 	my $gone = sub {
-		my $state = eval { (split / /, slurp_file("/proc/$postmaster/stat"))[2] };
-		return 0 if defined($state) && $state ne 'Z';
+		foreach my $pid ($postmaster, @children)
+		{
+			my $stat = proc_stat($pid);
+			return 0 if defined($stat) && $stat->[2] ne 'Z';
+		}
 		foreach my $cmdline (glob('/proc/[0-9]*/cmdline'))
 		{
 			my $args = eval { slurp_file($cmdline) } // next;
@@ -206,6 +213,16 @@ sub kill9_and_wait
 		unlink($node->host . '/.s.PGSQL.' . $node->port . '.lock');
 	}
 	return;
+}
+
+# The fields of /proc/$pid/stat (pid, comm, state, ppid, ...), or undef when it is gone. (comm
+# may hold spaces: the fields after it are split from its closing parenthesis on.)
+sub proc_stat
+{
+	my ($pid) = @_;
+	my $stat = eval { slurp_file("/proc/$pid/stat") } // return undef;
+	my ($head, $comm, $rest) = $stat =~ /^(\d+) \((.*)\) (.*)$/s or return undef;
+	return [ $head, $comm, split(/ /, $rest) ];
 }
 
 # ALTER SYSTEM SET each name to its value, reload, and wait until the server has them.
