@@ -42,13 +42,25 @@ as_user "${apt_arm64[@]}" autoclean >>"$dir/apt.log" 2>&1
 # What the unit tests link, and the server with libfaketime (the clock-fault TAP test), with
 # every library they need at run time (libc6 among them). The server is of this machine's
 # version to the package: this machine's initdb and pg_ctl refuse a postgres of another.
-server_version=$(dpkg-query -W -f='${Version}' "postgresql-$PG_MAJOR")
-as_user "${apt_arm64[@]}" install -y --download-only --no-install-recommends \
-  libcurl4-openssl-dev libssl-dev libgtest-dev nlohmann-json3-dev libstdc++6 \
-  "postgresql-$PG_MAJOR=$server_version" libfaketime >>"$dir/apt.log" 2>&1 || {
-  tail -n 20 "$dir/apt.log"
-  die "downloading the arm64 libraries and postgresql-$PG_MAJOR $server_version failed (if the archive has a newer one only: apt-get install postgresql-$PG_MAJOR here)"
+download_arm64() {
+  server_version=$(dpkg-query -W -f='${Version}' "postgresql-$PG_MAJOR")
+  as_user "${apt_arm64[@]}" install -y --download-only --no-install-recommends \
+    libcurl4-openssl-dev libssl-dev libgtest-dev nlohmann-json3-dev libstdc++6 \
+    "postgresql-$PG_MAJOR=$server_version" libfaketime >>"$dir/apt.log" 2>&1
 }
+if ! download_arm64; then
+  # The archive no longer has this machine's version (a point release came out since it was
+  # installed): this machine's server and tools are brought to the archive's, whose arm64
+  # build the archive has, and the download is tried once more.
+  log "the archive has no arm64 postgresql-$PG_MAJOR $server_version: upgrading this machine's to the archive's"
+  as_root apt-get update -qq >>"$dir/apt.log" 2>&1 || true
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --only-upgrade \
+    "postgresql-$PG_MAJOR" "postgresql-client-$PG_MAJOR" >>"$dir/apt.log" 2>&1 || true
+  download_arm64 || {
+    tail -n 20 "$dir/apt.log"
+    die "downloading the arm64 libraries and postgresql-$PG_MAJOR $server_version failed"
+  }
+fi
 # The server's headers and pg_config with PGXS, without their dependencies (the server and
 # LLVM): nothing of them runs but pg_config.
 as_user rm -f "$dir"/debs/*.deb
