@@ -233,4 +233,22 @@ inline uint64_t high_water_unix_ms(const SharedStateT<Lock> &state, uint64_t epo
   return std::max(high, state.reservation.observed_unix_ms.load(std::memory_order_acquire));
 }
 
+// The latest time a value of the shards first to first + count - 1 was issued at, in Unix
+// milliseconds (0 if none): what the final mark of a lease's clean stop must exceed, since the
+// next holder of those shards starts just past it. The sno stream counts too: its snos carry
+// the leased range's first shard as their partition, and a next holder whose clock is behind
+// would otherwise make them again. (The stream is the server's, so its last unit may belong to
+// a range leased before: the mark is then higher than it needs to be, never lower.)
+template <typename Lock>
+inline uint64_t range_high_unix_ms(const SharedStateT<Lock> &state, uint32_t first, uint32_t count,
+                                   uint64_t epoch_ms) noexcept {
+  uint64_t high = 0;
+  for (uint32_t s = first; s < first + count && s <= kMaxShard; ++s) {
+    const uint64_t last = state.shards[s].last.load(std::memory_order_seq_cst);
+    if (last != 0) high = std::max(high, (last >> kSeqBits) + epoch_ms);
+  }
+  return std::max(high,
+                  sno::word_high_unix_ms(state.streams.sno.last.load(std::memory_order_seq_cst)));
+}
+
 }  // namespace snowflake

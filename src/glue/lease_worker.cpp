@@ -283,15 +283,10 @@ class ServerHost : public LeaseHost {
   SharedState &state_;
 };
 
-// The latest time an ID of the range was issued at, in Unix ms (0: none).
+// The latest time an ID of the range was issued at, snos included, in Unix ms (0: none).
 uint64_t range_high_ms(const SharedState &state, uint64_t word) {
-  const uint32_t first = lease_word_first(word), count = lease_word_count(word);
-  uint64_t high = 0;
-  for (uint32_t s = first; s < first + count && s <= kMaxShard; ++s) {
-    const uint64_t last = state.shards[s].last.load(std::memory_order_seq_cst);
-    if (last != 0) high = std::max(high, (last >> kSeqBits) + static_cast<uint64_t>(epoch_ms));
-  }
-  return high;
+  return range_high_unix_ms(state, lease_word_first(word), lease_word_count(word),
+                            static_cast<uint64_t>(epoch_ms));
 }
 
 uint32 worker_wait_event() {

@@ -4,6 +4,9 @@
 // reservation is made to cover it, so that this holds after a restart too.
 // snowflake_observe_trigger() does the same for the ID columns of each row that replication
 // applies, and never raises for a value: what it may not observe it counts.
+#include "core/sno_codec.hpp"
+#include "core/sno_stream.hpp"
+
 #include "glue/system_clock.hpp"
 #include "glue/streams.hpp"
 #include "glue/reservation.hpp"
@@ -169,8 +172,10 @@ bool own_shard(uint32_t shard) {
 // issued here, in the current millisecond, and observing them would move the IDs' time a
 // millisecond further with every row, ratcheting it ahead of the clock. Its columns are still
 // checked, so that a trigger set up wrong says so at once.
-void observe_column(Datum value, Oid type, Oid ulid_type, const char *column, Relation rel,
-                    bool guard) {
+// A sno is observed at the last millisecond of its 4 ms unit: the server's next snos are then
+// in a later unit, above it whatever their partition and metabyte.
+void observe_column(Datum value, Oid type, Oid ulid_type, Oid sno_type, const char *column,
+                    Relation rel, bool guard) {
   const bool applied = SessionReplicationRole == SESSION_REPLICATION_ROLE_REPLICA;
   if (type == INT8OID) {
     if (!applied) return;
@@ -190,11 +195,17 @@ void observe_column(Datum value, Oid type, Oid ulid_type, const char *column, Re
     if (type == UUIDOID && uuid_version(bytes) != 7) return skipped();
     const Sources128 src = sources128();
     observe(src.clock, src.reservation, uuid_unix_ms(bytes), "ID", true);
+  } else if (type == sno_type && type != InvalidOid) {
+    if (!applied) return;
+    const uint8_t *bytes = reinterpret_cast<const uint8_t *>(DatumGetPointer(value));
+    const Sources128 src = sources128();
+    observe(src.clock, src.reservation, sno::unit_end_unix_ms(sno::fields(bytes).units), "ID",
+            true);
   } else {
     ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
                     errmsg("column \"%s\" is of type %s", column, format_type_be(type)),
-                    errdetail("The trigger observes bigint (snowflake), uuid (version 7) and "
-                              "ulid columns.")));
+                    errdetail("The trigger observes bigint (snowflake), uuid (version 7), "
+                              "ulid and sno columns.")));
   }
 }
 
@@ -204,8 +215,8 @@ pg_noinline void raise_trigger_misuse(const char *function, const char *what) {
 }
 
 // Both triggers: the arguments name the columns to observe; without any, the primary key's.
-// The ulid type is found in the trigger function's own schema: an apply worker's search_path
-// is empty.
+// The ulid and sno types are found in the trigger function's own schema: an apply worker's
+// search_path is empty.
 Datum key_trigger(FunctionCallInfo fcinfo, const char *function, bool guard) {
   if (!CALLED_AS_TRIGGER(fcinfo)) raise_trigger_misuse(function, "called as a trigger");
   TriggerData *td = reinterpret_cast<TriggerData *>(fcinfo->context);
@@ -218,6 +229,9 @@ Datum key_trigger(FunctionCallInfo fcinfo, const char *function, bool guard) {
   const Oid ulid_type =
       GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid, CStringGetDatum("ulid"),
                       ObjectIdGetDatum(get_func_namespace(fcinfo->flinfo->fn_oid)));
+  const Oid sno_type =
+      GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid, CStringGetDatum("sno"),
+                      ObjectIdGetDatum(get_func_namespace(fcinfo->flinfo->fn_oid)));
   const Trigger *trigger = td->tg_trigger;
   if (trigger->tgnargs > 0) {
     for (int i = 0; i < trigger->tgnargs; ++i) {
@@ -229,7 +243,7 @@ Datum key_trigger(FunctionCallInfo fcinfo, const char *function, bool guard) {
       bool isnull;
       const Datum value = heap_getattr(tuple, attnum, desc, &isnull);
       if (!isnull)
-        observe_column(value, TupleDescAttr(desc, attnum - 1)->atttypid, ulid_type,
+        observe_column(value, TupleDescAttr(desc, attnum - 1)->atttypid, ulid_type, sno_type,
                        trigger->tgargs[i], rel, guard);
     }
   } else {
@@ -244,7 +258,8 @@ Datum key_trigger(FunctionCallInfo fcinfo, const char *function, bool guard) {
       const Datum value = heap_getattr(tuple, attnum, desc, &isnull);
       const Form_pg_attribute att = TupleDescAttr(desc, attnum - 1);
       if (!isnull)
-        observe_column(value, att->atttypid, ulid_type, NameStr(att->attname), rel, guard);
+        observe_column(value, att->atttypid, ulid_type, sno_type, NameStr(att->attname), rel,
+                       guard);
     }
   }
   return PointerGetDatum(TRIGGER_FIRED_BEFORE(td->tg_event) ? tuple : nullptr);

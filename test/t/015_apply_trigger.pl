@@ -1,5 +1,5 @@
 # Causal order through logical replication: snowflake_observe_trigger() on a subscriber's
-# tables observes each arriving ID (bigint, version 7 uuid, ulid), so that the subscriber's
+# tables observes each arriving ID (bigint, version 7 uuid, ulid, sno), so that the subscriber's
 # own IDs are above what it received. The README's block for it is run as it stands. A value
 # it may not observe (too far ahead, a uuid of another version, a negative bigint) is skipped
 # and counted, never an ERROR that would stop the apply worker. The functions that move the
@@ -56,6 +56,7 @@ CREATE EXTENSION snowflake;
 CREATE TABLE messages (id bigint PRIMARY KEY, u uuid, l ulid, body text);
 CREATE TABLE uuid_keyed (id uuid PRIMARY KEY, body text);
 CREATE TABLE ulid_keyed (id ulid PRIMARY KEY, body text);
+CREATE TABLE sno_keyed (id sno PRIMARY KEY, body text);
 CREATE TABLE events (id bigint PRIMARY KEY, body text);
 });
 	return $node;
@@ -63,10 +64,10 @@ CREATE TABLE events (id bigint PRIMARY KEY, body text);
 my $publisher = server('publisher', 1);
 my $subscriber = server('subscriber', 2);
 
-# On the subscriber: the README's block for messages, the same for the uuid and ulid keyed
-# tables, and the default (the primary key's columns) for events.
+# On the subscriber: the README's block for messages, the same for the uuid, ulid and sno
+# keyed tables, and the default (the primary key's columns) for events.
 $subscriber->safe_psql('postgres', $block);
-foreach my $table ('uuid_keyed', 'ulid_keyed')
+foreach my $table ('uuid_keyed', 'ulid_keyed', 'sno_keyed')
 {
 	(my $sql = $block) =~ s/messages/$table/g;
 	$subscriber->safe_psql('postgres', $sql);
@@ -78,7 +79,7 @@ ALTER TABLE events ENABLE ALWAYS TRIGGER events_observe;
 });
 
 $publisher->safe_psql('postgres',
-	'CREATE PUBLICATION pub FOR TABLE messages, uuid_keyed, ulid_keyed, events');
+	'CREATE PUBLICATION pub FOR TABLE messages, uuid_keyed, ulid_keyed, sno_keyed, events');
 my $log_from = -s $subscriber->logfile;
 $subscriber->safe_psql('postgres',
 	"CREATE SUBSCRIPTION sub CONNECTION '" . $publisher->connstr . " dbname=postgres' PUBLICATION pub");
@@ -128,15 +129,20 @@ foreach my $case (
 	[ 'uuid_keyed', 'uuid key 30 s ahead', 'uuidv7_from_time(clock_timestamp() + interval \'30 s\')',
 	  'snowflake_uuidv7()', "'%s'::uuid", 'uuidv7_timestamp' ],
 	[ 'ulid_keyed', 'ulid key 40 s ahead', 'ulid_from_time(clock_timestamp() + interval \'40 s\')',
-	  'ulid()', "'%s'::ulid", 'ulid_timestamp' ])
+	  'ulid()', "'%s'::ulid", 'ulid_timestamp' ],
+	# sno: the subscriber's next sno in a later 4 ms unit (a later unit is what makes it sort
+	# above whatever the partition and metabyte).
+	[ 'sno_keyed', 'sno key 50 s ahead', 'sno_at(clock_timestamp() + interval \'50 s\')',
+	  'sno_timestamp(sno(0))', "sno_timestamp('%s'::sno)", 'sno_timestamp', "'%s'::sno" ])
 {
-	my ($table, $what, $value, $generator, $literal, $decode) = @$case;
+	my ($table, $what, $value, $generator, $literal, $decode, $key) = @$case;
 	my $id = $publisher->safe_psql('postgres',
 		"INSERT INTO $table (id, body) VALUES ($value, 'ahead') RETURNING id");
 	my $lit = sprintf($literal, $id);
-	ok(arrived("SELECT count(*) = 1 FROM $table WHERE id = $lit"), "a $what arrives");
+	my $key_lit = sprintf($key // $literal, $id);
+	ok(arrived("SELECT count(*) = 1 FROM $table WHERE id = $key_lit"), "a $what arrives");
 	is( $subscriber->safe_psql('postgres', qq{
-SELECT $generator > $lit, (SELECT observed_until >= $decode($lit) FROM snowflake_status())}),
+SELECT $generator > $lit, (SELECT observed_until >= $decode($key_lit) FROM snowflake_status())}),
 		't|t', "a $what is observed: the subscriber's next ID is above it");
 }
 

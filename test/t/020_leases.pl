@@ -16,7 +16,8 @@
 # - with one shard in the pool and lease_ttl 60 s, a lease worker that ends on an ERROR (one
 #   injected at a reload) stops cleanly and revokes its lease, and after a SIGKILL of the lease
 #   worker or of a backend (a crash-restart) the lease is taken back and snowflake() works
-#   again long before the lease could have expired.
+#   again long before the lease could have expired; its clean stop leaves the final mark
+#   above its snos (their partition is the leased shard).
 use strict;
 use warnings FATAL => 'all';
 use PostgreSQL::Test::Cluster;
@@ -24,6 +25,7 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use Time::HiRes qw(time usleep);
 use IPC::Run;
+use JSON::PP;
 use FindBin;
 use lib "$FindBin::Bin/../lib";
 use SnowflakeTest;
@@ -476,6 +478,15 @@ SKIP:
 	ok($once->safe_psql('postgres', 'SELECT snowflake_timestamp(snowflake()) > to_timestamp(' . time . ") + interval '59 min'"),
 		'and the leased IDs follow it');
 }
+# Its snos carry the leased shard as their partition, made after its last snowflake() ID (the
+# last millisecond of their last 4 ms unit): the final mark of its clean stop, where the next
+# holder starts, must be above them too, or a next holder with its clock a little behind would
+# make the same snos again.
+my $sno_ms = $once->safe_psql('postgres',
+	'SELECT (extract(epoch FROM sno_timestamp(s)) * 1000)::bigint + 3 FROM (SELECT sno() AS s FROM generate_series(1, 1000)) x ORDER BY s DESC LIMIT 1');
 $once->stop;
+my $mark = $etcd->keys_under('/snowflake/mark/')->{'/snowflake/mark/0040'};
+cmp_ok(($mark ? decode_json($mark->[0])->{unix_ms} : 0), '>', $sno_ms,
+	'the final mark of a clean stop is above the snos issued on the leased shard');
 
 done_testing();

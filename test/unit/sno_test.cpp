@@ -387,6 +387,22 @@ TEST(SnoStream, TheReservationAtExitKeepsSnosOfTheNextRunAbove) {
   EXPECT_GT(r.value, word(kTUnit, 17));
 }
 
+TEST(SnoStream, ACleanStopsFinalMarkIsAboveTheSnosOfTheLeasedShard) {
+  auto state = std::make_unique<SharedStateT<SpinLock>>();
+  state->init();
+  EXPECT_EQ(range_high_unix_ms(*state, 9, 2, kDefaultEpochMs), 0u);
+  // snowflake() IDs of shard 10 at kT + 1, then snos (partition 9) up to kTUnit + 5.
+  state->shards[10].last.store((kT + 1 - kDefaultEpochMs) << kSeqBits | 3);
+  EXPECT_EQ(range_high_unix_ms(*state, 9, 2, kDefaultEpochMs), kT + 1);
+  state->streams.sno.last.store(word(kTUnit + 5, 0));
+  // The unit's last millisecond: the next holder, starting past it, is in a later unit.
+  EXPECT_EQ(range_high_unix_ms(*state, 9, 2, kDefaultEpochMs), kT + 23);
+  // Shards outside the range do not count; the server's sno stream always does.
+  state->shards[12].last.store((kT + 100 - kDefaultEpochMs) << kSeqBits);
+  EXPECT_EQ(range_high_unix_ms(*state, 9, 2, kDefaultEpochMs), kT + 23);
+  EXPECT_EQ(range_high_unix_ms(*state, 12, 1, kDefaultEpochMs), kT + 100);
+}
+
 TEST(SnoStream, ThreadsSharingTheStreamNeverShareAUnitAndSequence) {
   std::atomic<uint64_t> last{0};
   constexpr int kThreads = 4, kEach = 50000;
