@@ -228,3 +228,59 @@ TEST(BlockTest, ThreadsTakingBlocksBesideSingleValuesNeverCollide) {
   for (size_t i = 1; i < spans.size(); ++i)
     ASSERT_GT(spans[i].first, spans[i - 1].second) << "overlap at " << i;
 }
+
+// A range of shards: blocks from the shard furthest behind, taken while other threads call
+// next_in_range with their own cursors, never share a value with them or with each other,
+// and each thread's single values still strictly increase in ID order.
+TEST(BlockTest, RangeBlocksBesideRangeValuesNeverCollide) {
+  auto state = std::make_unique<SharedState>();
+  state->init();
+  constexpr uint32_t kCount = 4;
+  ShardSlot *slots = &state->shards[20];
+  std::atomic<uint64_t> now{1000};
+  std::mutex mu;
+  std::vector<std::pair<uint64_t, uint64_t>> spans[kCount];  // per shard: [first, last]
+  bool ordered = true;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      std::vector<std::pair<uint64_t, uint64_t>> mine[kCount];
+      RangeCursor cursor;
+      uint64_t last_id = 0;
+      bool increasing = true;
+      const Limits limits{1024, kMaxTimeMs, UINT64_MAX};
+      for (int i = 0; i < 4000; ++i) {
+        const uint64_t clock = now.load();
+        if ((t + i) % 3 == 0) {
+          const RangeBlockResult r = take_block_in_range<kSeqBits>(
+              slots, kCount, slots[0].range_floor_ms, 1 + (i * 37) % 3000, clock, limits);
+          if (r.block.step == Step::kIssued)
+            mine[r.shard].emplace_back(r.block.first, r.block.value);
+        } else {
+          const RangeResult r = next_in_range<kSeqBits>(slots, kCount, slots[0].range_floor_ms,
+                                                        cursor, clock, limits);
+          if (r.step == Step::kIssued) {
+            mine[r.shard].emplace_back(r.value, r.value);
+            const uint64_t id = id_of(r.value, r.shard);
+            increasing = increasing && id > last_id;
+            last_id = id;
+          }
+        }
+        if (i % 50 == 0) now.fetch_add(1);
+      }
+      std::lock_guard<std::mutex> g(mu);
+      ordered = ordered && increasing;
+      for (uint32_t s = 0; s < kCount; ++s)
+        spans[s].insert(spans[s].end(), mine[s].begin(), mine[s].end());
+    });
+  for (std::thread &th : threads) th.join();
+  EXPECT_TRUE(ordered);
+  size_t total = 0;
+  for (uint32_t s = 0; s < kCount; ++s) {
+    std::sort(spans[s].begin(), spans[s].end());
+    total += spans[s].size();
+    for (size_t i = 1; i < spans[s].size(); ++i)
+      ASSERT_GT(spans[s][i].first, spans[s][i - 1].second) << "shard " << s << ", overlap at " << i;
+  }
+  EXPECT_GT(total, 10000u);
+}
