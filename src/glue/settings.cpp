@@ -239,8 +239,9 @@ void define_settings() {
       "snowflake.max_lead",
       "How far ahead of the clock IDs may run when a shard's 1,024 "
       "IDs of a millisecond are used up.",
-      "Past this lead, snowflake() waits for the clock. The lead is shared by every session, so "
-      "the bound is the server's, set in its configuration.",
+      "Past this lead, snowflake() waits for the clock, and a block (snowflake_block) that "
+      "would need more is refused. The lead is shared by every session, so the bound is the "
+      "server's, set in its configuration.",
       &max_lead_ms, 1024, 0, 3600000, PGC_SIGHUP, GUC_UNIT_MS, nullptr, nullptr, nullptr);
   DefineCustomStringVariable(
       "snowflake.epoch", "Epoch of snowflake IDs, in milliseconds since 1970-01-01 UTC.",
