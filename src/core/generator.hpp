@@ -113,19 +113,27 @@ namespace snowflake {
 // within a millisecond consecutive sequences, then the next millisecond from sequence 0, so
 // first = max(cur + 1, max(clock, floor) << SeqBits) and last = first + n - 1 (the milliseconds
 // carry over). Its last value obeys what one value does: the layout's end, the reservation
-// (which must cover last before the block is returned) and a lead bound. That bound is
-// block_lead_ms: snowflake.max_lead, but never under the span of the largest block
-// (kMaxBlockValues >> SeqBits ms), so that a block of any allowed size can always be taken,
-// waiting at most that long for the clock; no block moves the stream further ahead.
+// (which must cover last before the block is returned) and the lead bound, snowflake.max_lead
+// as for one value: a block that went further would make every snowflake() of the shard wait,
+// so a role could slow every session and push the server's IDs past the operator's bound.
 constexpr uint64_t kMaxBlockValues = uint64_t{1} << 20;
 
 inline constexpr bool block_size_ok(int64_t n) noexcept {
   return n >= 1 && static_cast<uint64_t>(n) <= kMaxBlockValues;
 }
 
+// The milliseconds a block of n spans past the clock's at worst (starting at the clock's
+// millisecond on its last sequence): ceil(n / 2^SeqBits).
 template <int SeqBits>
-constexpr uint64_t block_lead_ms(uint64_t max_lead_ms) noexcept {
-  return std::max(max_lead_ms, kMaxBlockValues >> SeqBits);
+constexpr uint64_t block_span_ms(uint64_t n) noexcept {
+  return (n + (uint64_t{1} << SeqBits) - 1) >> SeqBits;
+}
+
+// A block of n can be taken under a lead bound of max_lead_ms, after waiting for the clock at
+// most that long; one that cannot is refused (take_block would wait without end).
+template <int SeqBits>
+constexpr bool block_fits_lead(uint64_t n, uint64_t max_lead_ms) noexcept {
+  return block_span_ms<SeqBits>(n) <= max_lead_ms;
 }
 
 struct BlockResult {
@@ -134,12 +142,12 @@ struct BlockResult {
   uint64_t first;  // kIssued: the first value
 };
 
-// n from 1 to kMaxBlockValues (block_size_ok); floor_ms: no value below this millisecond
-// (a range's floor, 0 for one shard).
+// n from 1 to kMaxBlockValues (block_size_ok) and block_fits_lead; floor_ms: no value below
+// this millisecond (a range's floor, 0 for one shard).
 template <int SeqBits>
 inline BlockResult take_block(std::atomic<uint64_t> &last, uint64_t n, uint64_t now_ms,
                               uint64_t floor_ms, const Limits &limits) noexcept {
-  const uint64_t lead = block_lead_ms<SeqBits>(limits.max_lead_ms);
+  const uint64_t lead = limits.max_lead_ms;
   uint64_t cur = last.load(std::memory_order_relaxed);
   for (;;) {
     const uint64_t first = std::max(cur + 1, std::max(now_ms, floor_ms) << SeqBits);

@@ -32,10 +32,24 @@ pg_noinline void raise_bad_block_size(int32 n) {
            errmsg("a block holds 1 to %llu IDs, not %d",
                   static_cast<unsigned long long>(kMaxBlockValues), n),
            errdetail("A block of n IDs moves its shard's IDs n / 1024 ms ahead of the clock, and "
-                     "no block reaches more than %llu ms ahead (snowflake.max_lead, and never "
-                     "under 1024 ms).",
-                     static_cast<unsigned long long>(
-                         block_lead_ms<kSeqBits>(static_cast<uint64_t>(max_lead_ms))))));
+                     "no block reaches further ahead than snowflake.max_lead (%d ms).",
+                     max_lead_ms)));
+}
+
+// The lead a block needs is over snowflake.max_lead: taken, it would make every snowflake()
+// of its shard wait for the clock.
+pg_noinline void raise_block_past_lead(uint64_t n, uint64_t lead_ms) {
+  const uint64_t largest = std::min(kMaxBlockValues, lead_ms << kSeqBits);
+  ereport(ERROR,
+          (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+           errmsg("a block of %llu IDs reaches %llu ms ahead of the clock, past "
+                  "snowflake.max_lead (%llu ms)",
+                  static_cast<unsigned long long>(n),
+                  static_cast<unsigned long long>(block_span_ms<kSeqBits>(n)),
+                  static_cast<unsigned long long>(lead_ms)),
+           largest > 0 ? errhint("Take blocks of at most %llu IDs, or raise snowflake.max_lead.",
+                                 static_cast<unsigned long long>(largest))
+                       : errhint("snowflake.max_lead is 0: blocks need it at 1 ms or more.")));
 }
 
 pg_noinline void raise_not_a_block(const char *detail_format, long long a, long long b) {
@@ -62,6 +76,8 @@ Block take(uint64_t n) {
   const uint64_t epoch = static_cast<uint64_t>(epoch_ms);
   for (;;) {
     const Limits limits = stream_limits(&state.reservation, kMaxTimeMs, epoch);
+    if (!block_fits_lead<kSeqBits>(n, limits.max_lead_ms))
+      raise_block_past_lead(n, limits.max_lead_ms);
     const uint64_t now_ms = clock_now_ms(state.clock);
     const RangeBlockResult r =
         count == 1 ? RangeBlockResult{take_block<kSeqBits>(slots[0].last, n, now_ms, 0, limits), 0}
@@ -93,6 +109,8 @@ Block take_leased(uint64_t n) {
     }
     const uint32_t first_shard = lease_word_first(word), count = lease_word_count(word);
     Limits limits = stream_limits(&state.reservation, kMaxTimeMs, epoch);
+    if (!block_fits_lead<kSeqBits>(n, limits.max_lead_ms))
+      raise_block_past_lead(n, limits.max_lead_ms);
     const uint64_t mark = lease.mark_unix_ms.load(std::memory_order_acquire);
     limits.reserved_ms = std::min(limits.reserved_ms, mark > epoch ? mark - epoch : 0);
     ShardSlot *slots = &state.shards[first_shard];

@@ -27,7 +27,7 @@ int shard_id_source = PGC_S_DEFAULT;
 const char *bad_setting_name = nullptr;
 char bad_setting_value[64];
 bool snowflake_settings_checked = false;
-int max_lead_ms = 1000;
+int max_lead_ms = 1024;
 int max_clock_offset_ms = 5000;
 int64_t epoch_ms = kDefaultEpochMs;
 int reservation_window_ms = 1000;
@@ -239,9 +239,10 @@ void define_settings() {
       "snowflake.max_lead",
       "How far ahead of the clock IDs may run when a shard's 1,024 "
       "IDs of a millisecond are used up.",
-      "Past this lead, snowflake() waits for the clock. The lead is shared by every session, so "
-      "the bound is the server's, set in its configuration.",
-      &max_lead_ms, 1000, 0, 3600000, PGC_SIGHUP, GUC_UNIT_MS, nullptr, nullptr, nullptr);
+      "Past this lead, snowflake() waits for the clock, and a block (snowflake_block) that "
+      "would need more is refused. The lead is shared by every session, so the bound is the "
+      "server's, set in its configuration.",
+      &max_lead_ms, 1024, 0, 3600000, PGC_SIGHUP, GUC_UNIT_MS, nullptr, nullptr, nullptr);
   DefineCustomStringVariable(
       "snowflake.epoch", "Epoch of snowflake IDs, in milliseconds since 1970-01-01 UTC.",
       "The default is 2020-01-01 00:00:00 UTC. Changing it changes the meaning of every "

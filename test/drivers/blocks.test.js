@@ -48,6 +48,22 @@ test('the client rule gives the IDs of snowflake_block_ids()', async () => {
   assert.throws(() => [...blockIds(5n << 23n, 4n << 23n)], RangeError)
 })
 
+test('the client rule refuses the pairs that snowflake_block_ids() refuses', async () => {
+  const ms = 1n << 30n
+  const bad = [[ms << 23n, (ms + 1024n) << 23n], [(ms << 23n) | 5n, ((ms + 1024n) << 23n) | 5n],
+    [-1n, 5n], [-(1n << 40n), ms << 23n], [(ms << 23n) | 1n, ms << 23n],
+    [(ms << 23n) | (1n << 10n), (ms << 23n) | (2n << 10n)]]
+  for (const [first, last] of bad) {
+    await assert.rejects(
+      client.query('SELECT count(*) FROM snowflake_block_ids($1, $2)', [String(first), String(last)]),
+      (e) => e.code === '22023' || e.code === '22003')
+    assert.throws(() => blockIds(first, last).next(), RangeError, `${first}, ${last}`)
+  }
+  let count = 0
+  for (const _ of blockIds(ms << 23n, ((ms + 1023n) << 23n) | 1023n)) count++
+  assert.equal(count, 1 << 20)
+})
+
 test('COPY of 1,000,000 rows with keys from blocks beside DEFAULT snowflake() rows', async () => {
   await client.query(`DROP TABLE IF EXISTS copy_rows;
     CREATE TABLE copy_rows (id bigint PRIMARY KEY DEFAULT snowflake(), src text NOT NULL)`)

@@ -10,7 +10,11 @@ function* blockIds(first, last) {
   first = BigInt(first)
   last = BigInt(last)
   const shard = first & (0x1fffn << 10n)
-  if (last < first || (last & (0x1fffn << 10n)) !== shard) throw new RangeError('not a block')
+  const span = (((last >> 23n) - (first >> 23n)) << 10n) + (last & 0x3ffn) - (first & 0x3ffn)
+  // As snowflake_block_ids(): IDs are positive bigints, a block is on one shard, of 1 to
+  // 1,048,576 IDs.
+  if (first < 0n || last < first || last >= 1n << 63n || (last & (0x1fffn << 10n)) !== shard ||
+      span >= 1n << 20n) throw new RangeError('not a block')
   for (let id = first; ; id = (id & 0x3ffn) !== 0x3ffn ? id + 1n : (((id >> 23n) + 1n) << 23n) | shard) {
     yield id
     if (id === last) return

@@ -6,7 +6,10 @@ import itertools
 def block_ids(first, last):
     """Every ID of the block from first to last, in order."""
     shard = first & (0x1FFF << 10)
-    if last < first or last & (0x1FFF << 10) != shard:
+    span = (((last >> 23) - (first >> 23)) << 10) + (last & 0x3FF) - (first & 0x3FF)
+    # As snowflake_block_ids(): IDs are positive bigints, a block is on one shard, of 1 to
+    # 1,048,576 IDs.
+    if not 0 <= first <= last < 1 << 63 or last & (0x1FFF << 10) != shard or span >= 1 << 20:
         raise ValueError(f"{first}, {last} are not the ends of a block")
     id = first
     while True:  # a millisecond's sequences, then sequence 0 of the next millisecond

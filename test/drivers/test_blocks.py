@@ -15,6 +15,13 @@ from snowflake_block import IdBlocks, block_ids
 
 SIZES = (1, 2, 1023, 1024, 1025, 3000, 65536, 1048576)
 
+# Pairs that are not a block's ends, which snowflake_block_ids() refuses: more than 1,048,576
+# IDs, a negative ID, last below first, two shards.
+MS = 1 << 30
+BAD_PAIRS = ((MS << 23, (MS + 1024) << 23), (MS << 23 | 5, (MS + 1024) << 23 | 5),
+             (-1, 5), (-(1 << 40), MS << 23), (MS << 23 | 1, MS << 23),
+             (MS << 23 | 1 << 10, MS << 23 | 2 << 10))
+
 
 def documented_python():
     """The ```python block of docs/applications.md's "ID blocks" section."""
@@ -53,6 +60,19 @@ class Blocks(unittest.TestCase):
             self.assertEqual(client, server, f"a block of {n}")
         with self.assertRaises(ValueError):
             list(block_ids(last, first))
+
+    def test_client_refuses_what_the_server_refuses(self):
+        ms = 1 << 30
+        for first, last in BAD_PAIRS:
+            with self.subTest(first=first, last=last):
+                with self.assertRaises(psycopg.Error) as server:
+                    self.conn.execute("SELECT count(*) FROM snowflake_block_ids(%s, %s)",
+                                      [first, last])
+                self.assertIn(server.exception.sqlstate, ("22023", "22003"))
+                with self.assertRaises(ValueError):
+                    next(block_ids(first, last))
+        # The largest block is still a block.
+        self.assertEqual(sum(1 for _ in block_ids(ms << 23, (ms + 1023) << 23 | 1023)), 1 << 20)
 
     def test_keys_from_blocks_beside_default_rows(self):
         self.conn.execute("DROP TABLE IF EXISTS block_rows; CREATE TABLE block_rows "

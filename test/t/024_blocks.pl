@@ -118,6 +118,28 @@ SELECT (s.blocks, s.block_ids) = (b.n, b.ids)
 	't',
 	'snowflake_status() counts every block and its IDs');
 
+# snowflake.max_lead under the largest block's span (100 ms here): no block takes the stream
+# past it, since every snowflake() of the shard would then wait; a block too large for it is
+# refused with the bound in the message. (Before, the block went 1,023 ms ahead.)
+set_and_reload($primary, 'snowflake.max_lead' => '100ms');
+my ($ret, $out, $err) = $primary->psql('postgres',
+	"\\set VERBOSITY verbose\nSELECT count FROM snowflake_block(1048576)");
+like($err, qr/ERROR:  22023: .*snowflake\.max_lead \(100 ms\)/,
+	'a block that cannot fit within snowflake.max_lead is refused (22023), the bound in the message');
+# (Its shard's lead: the range's other shard may still be ahead from the largest block; and a
+# millisecond of rounding, since lead_ms is read against the system clock.)
+is( $primary->safe_psql(
+		'postgres', q{
+SELECT count, snowflake_shard(last) AS block_shard FROM snowflake_block(102400) \gset
+SELECT :count, lead_ms <= 101 FROM snowflake_streams()
+ WHERE kind = 'snowflake' AND shard = :block_shard}),
+	"102400|t",
+	'a block of 100 ms of IDs is taken within snowflake.max_lead');
+$primary->safe_psql('postgres', 'ALTER SYSTEM RESET snowflake.max_lead');
+$primary->reload;
+$primary->poll_query_until('postgres', q{SELECT current_setting('snowflake.max_lead') <> '100ms'})
+  or die 'snowflake.max_lead not reset';
+
 # A crash right after the largest block, then a start with the clock 2 minutes behind.
 take_large($primary, 'before a crash');
 $primary->stop('immediate');

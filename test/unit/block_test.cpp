@@ -19,7 +19,7 @@ namespace {
 
 struct Stream {
   std::atomic<uint64_t> last{0};
-  uint64_t lead_ms = 1000;
+  uint64_t lead_ms = 1024;  // snowflake.max_lead's default
   uint64_t reserved_ms = UINT64_MAX;
   uint64_t max_ms = kMaxTimeMs;
   Limits limits() const { return Limits{lead_ms, max_ms, reserved_ms}; }
@@ -114,10 +114,25 @@ TEST(BlockTest, TheLargestBlockFitsAtTheDefaultLeadAndTheNextWaits) {
   EXPECT_EQ(s.block(kMaxBlockValues, 100 + 1023).step, Step::kIssued);
 }
 
-TEST(BlockTest, LeadBoundIsMaxLeadButNeverUnderTheLargestBlock) {
-  EXPECT_EQ(block_lead_ms<kSeqBits>(0), 1024u);
-  EXPECT_EQ(block_lead_ms<kSeqBits>(1000), 1024u);
-  EXPECT_EQ(block_lead_ms<kSeqBits>(5000), 5000u);
+TEST(BlockTest, ABlockFitsTheLeadBoundWhenItsSpanDoes) {
+  EXPECT_EQ(block_span_ms<kSeqBits>(1), 1u);
+  EXPECT_EQ(block_span_ms<kSeqBits>(1024), 1u);
+  EXPECT_EQ(block_span_ms<kSeqBits>(1025), 2u);
+  EXPECT_EQ(block_span_ms<kSeqBits>(kMaxBlockValues), 1024u);
+  EXPECT_FALSE(block_fits_lead<kSeqBits>(1, 0));
+  EXPECT_TRUE(block_fits_lead<kSeqBits>(kMaxBlockValues, 1024));  // the default
+  EXPECT_FALSE(block_fits_lead<kSeqBits>(kMaxBlockValues, 1023));
+  EXPECT_TRUE(block_fits_lead<kSeqBits>(100 * 1024, 100));
+  EXPECT_FALSE(block_fits_lead<kSeqBits>(100 * 1024 + 1, 100));
+  // A block that fits is taken, from any place in the clock's millisecond, within the lead.
+  for (uint64_t used : {0u, 1u, 1023u}) {
+    Stream s;
+    s.lead_ms = 100;
+    s.last.store((uint64_t{500} << kSeqBits) + used);
+    const BlockResult b = s.block(100 * 1024, 500);
+    ASSERT_EQ(b.step, Step::kIssued) << used;
+    EXPECT_LE(b.value >> kSeqBits, 500u + 100) << used;
+  }
   Stream s;
   s.lead_ms = 5000;
   int taken = 0;
@@ -126,6 +141,19 @@ TEST(BlockTest, LeadBoundIsMaxLeadButNeverUnderTheLargestBlock) {
   const BlockResult w = s.block(1024, 100);
   ASSERT_EQ(w.step, Step::kIssued);  // 100 + 4096 is within 5000 ms
   EXPECT_EQ(w.value >> kSeqBits, 100u + 4096);
+}
+
+// snowflake.max_lead is the operator's bound on how far the stream runs ahead of the clock,
+// and every snowflake() of the shard waits past it: a block never takes the stream further.
+TEST(BlockTest, NoBlockTakesTheStreamPastMaxLead) {
+  Stream s;
+  s.lead_ms = 100;
+  const BlockResult big = s.block(kMaxBlockValues, 500);  // would end 1,023 ms ahead
+  EXPECT_NE(big.step, Step::kIssued);
+  EXPECT_EQ(s.last.load(), 0u);  // nothing consumed
+  const BlockResult fits = s.block(100 * 1024, 500);
+  ASSERT_EQ(fits.step, Step::kIssued);
+  EXPECT_LE(fits.value >> kSeqBits, 500u + 100);
 }
 
 TEST(BlockTest, TheReservationMustCoverTheLastValueNotJustTheFirst) {
@@ -199,4 +227,60 @@ TEST(BlockTest, ThreadsTakingBlocksBesideSingleValuesNeverCollide) {
   ASSERT_GT(spans.size(), 1000u);
   for (size_t i = 1; i < spans.size(); ++i)
     ASSERT_GT(spans[i].first, spans[i - 1].second) << "overlap at " << i;
+}
+
+// A range of shards: blocks from the shard furthest behind, taken while other threads call
+// next_in_range with their own cursors, never share a value with them or with each other,
+// and each thread's single values still strictly increase in ID order.
+TEST(BlockTest, RangeBlocksBesideRangeValuesNeverCollide) {
+  auto state = std::make_unique<SharedState>();
+  state->init();
+  constexpr uint32_t kCount = 4;
+  ShardSlot *slots = &state->shards[20];
+  std::atomic<uint64_t> now{1000};
+  std::mutex mu;
+  std::vector<std::pair<uint64_t, uint64_t>> spans[kCount];  // per shard: [first, last]
+  bool ordered = true;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      std::vector<std::pair<uint64_t, uint64_t>> mine[kCount];
+      RangeCursor cursor;
+      uint64_t last_id = 0;
+      bool increasing = true;
+      const Limits limits{1024, kMaxTimeMs, UINT64_MAX};
+      for (int i = 0; i < 4000; ++i) {
+        const uint64_t clock = now.load();
+        if ((t + i) % 3 == 0) {
+          const RangeBlockResult r = take_block_in_range<kSeqBits>(
+              slots, kCount, slots[0].range_floor_ms, 1 + (i * 37) % 3000, clock, limits);
+          if (r.block.step == Step::kIssued)
+            mine[r.shard].emplace_back(r.block.first, r.block.value);
+        } else {
+          const RangeResult r = next_in_range<kSeqBits>(slots, kCount, slots[0].range_floor_ms,
+                                                        cursor, clock, limits);
+          if (r.step == Step::kIssued) {
+            mine[r.shard].emplace_back(r.value, r.value);
+            const uint64_t id = id_of(r.value, r.shard);
+            increasing = increasing && id > last_id;
+            last_id = id;
+          }
+        }
+        if (i % 50 == 0) now.fetch_add(1);
+      }
+      std::lock_guard<std::mutex> g(mu);
+      ordered = ordered && increasing;
+      for (uint32_t s = 0; s < kCount; ++s)
+        spans[s].insert(spans[s].end(), mine[s].begin(), mine[s].end());
+    });
+  for (std::thread &th : threads) th.join();
+  EXPECT_TRUE(ordered);
+  size_t total = 0;
+  for (uint32_t s = 0; s < kCount; ++s) {
+    std::sort(spans[s].begin(), spans[s].end());
+    total += spans[s].size();
+    for (size_t i = 1; i < spans[s].size(); ++i)
+      ASSERT_GT(spans[s][i].first, spans[s][i - 1].second) << "shard " << s << ", overlap at " << i;
+  }
+  EXPECT_GT(total, 10000u);
 }
