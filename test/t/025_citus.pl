@@ -425,6 +425,16 @@ is($coord->safe_psql('postgres', 'SELECT count(*) FROM t_sf WHERE snowflake_unma
 my $one = (split /,/, $tokens)[0];
 is($coord->safe_psql('postgres', "SELECT id FROM t_sf WHERE id = snowflake_unmask('$one')"),
 	$sample[0], 'a lookup by token finds its row');
+# A token made on the coordinator, unmasked in a filter on every shard of t_acct (its ID is not
+# the distribution column: no pruning, the workers evaluate snowflake_unmask() themselves).
+my $acct_id = $coord->safe_psql('postgres', 'SELECT min(id) FROM t_acct');
+my $acct_token = $coord->safe_psql('postgres', "SELECT snowflake_mask($acct_id)");
+my $by_token = "SELECT count(*), min(id) FROM t_acct WHERE id = snowflake_unmask('$acct_token')";
+like($coord->safe_psql('postgres', "EXPLAIN (VERBOSE, COSTS OFF) $by_token"),
+	qr/Task Count: 4.*Filter: \(.*snowflake_unmask\('$acct_token'/s,
+	'snowflake_unmask() of a token runs in the filter on the workers');
+is($coord->safe_psql('postgres', $by_token), "1|$acct_id",
+	'and finds the row of the coordinator\'s token there');
 # Each node's fingerprint, every one read (run_command_on_all_nodes gives an ERROR's text as
 # the result, with success false).
 my $fingerprints = q{SELECT bool_and(success) AND bool_and(result ~ '^[0-9a-f]{16}$'),
