@@ -513,19 +513,34 @@ bool MaskKeyring::has(int id) const noexcept {
   return id >= 0 && id < kMaskKeyIds && slots_[id] != nullptr;
 }
 
-bool MaskKeyring::fingerprint(int key_id, char out[17]) const noexcept {
+bool MaskKeyring::fingerprint(char out[17]) const noexcept {
   out[0] = '\0';
-  if (!has(key_id)) return false;
+  if (count_ == 0) return false;
+  // SHA-256 over every key, the active first, then by id: its id, 1 if active else 0, and
+  // HMAC-SHA256(master, "snowflake mask fingerprint v1").
+  EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+  bool ok = ctx != nullptr && EVP_DigestInit_ex(ctx, EVP_sha256(), nullptr) == 1;
   uint8_t mac[32];
-  if (!derive_mask_key(slots_[key_id]->master, MaskUse::kFingerprint, mac)) return false;
-  static const char kHex[] = "0123456789abcdef";
-  for (int i = 0; i < 8; ++i) {
-    out[2 * i] = kHex[mac[i] >> 4];
-    out[2 * i + 1] = kHex[mac[i] & 15];
+  for (int i = 0; ok && i < count_; ++i) {
+    const Slot *s = slots_[order_[i]];
+    const uint8_t head[2] = {s->id, static_cast<uint8_t>(s->id == active_ ? 1 : 0)};
+    ok = derive_mask_key(s->master, MaskUse::kFingerprint, mac) &&
+         EVP_DigestUpdate(ctx, head, sizeof head) == 1 &&
+         EVP_DigestUpdate(ctx, mac, sizeof mac) == 1;
   }
-  out[16] = '\0';
+  unsigned int len = 0;
+  ok = ok && EVP_DigestFinal_ex(ctx, mac, &len) == 1 && len == 32;
+  EVP_MD_CTX_free(ctx);
+  if (ok) {
+    static const char kHex[] = "0123456789abcdef";
+    for (int i = 0; i < 8; ++i) {
+      out[2 * i] = kHex[mac[i] >> 4];
+      out[2 * i + 1] = kHex[mac[i] & 15];
+    }
+    out[16] = '\0';
+  }
   OPENSSL_cleanse(mac, sizeof mac);
-  return true;
+  return ok;
 }
 
 MaskKeyring::Slot *MaskKeyring::slot(int id) noexcept {

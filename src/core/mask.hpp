@@ -116,10 +116,12 @@ class MaskKeyring {
   int active_id() const noexcept { return active_; }
   bool has(int id) const noexcept;
   bool failed() const noexcept { return failed_; }
-  // The key's fingerprint, 16 hex digits and a NUL: the first 8 bytes of HMAC-SHA256(master,
-  // "snowflake mask fingerprint v1"). Equal on two servers when their keys of that id are
-  // equal; tells nothing of the key. False when the key is absent or the library fails.
-  bool fingerprint(int key_id, char out[17]) const noexcept;
+  // The key file's fingerprint, 16 hex digits and a NUL: the first 8 bytes of SHA-256 over
+  // every key, the active first, then by id: its id byte, 1 if active else 0, and
+  // HMAC-SHA256(master, "snowflake mask fingerprint v1"). Equal on two servers when they hold
+  // the same keys under the same ids with the same one active (a retired key too: it unmasks
+  // old tokens); tells nothing of a key. False without keys or when the library fails.
+  bool fingerprint(char out[17]) const noexcept;
 
   // The 64-bit kind: with the active key.
   bool mask_bigint(int64_t id, const MaskCheck &check, uint8_t body[16]) noexcept;

@@ -153,9 +153,9 @@ MaskKeyring &mask_keyring() {
 int mask_active_key_id() { return keys_loaded ? keyring.active_id() : -1; }
 int mask_key_count() { return keys_loaded ? keyring.count() : 0; }
 const char *mask_key_problem() { return problem; }
-bool mask_active_key_fingerprint(char out[17]) {
+bool mask_keys_fingerprint(char out[17]) {
   out[0] = '\0';
-  return keys_loaded && keyring.fingerprint(keyring.active_id(), out);
+  return keys_loaded && keyring.fingerprint(out);
 }
 
 }  // namespace snowflake::glue

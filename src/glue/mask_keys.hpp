@@ -22,7 +22,7 @@ MaskKeyring &mask_keyring();
 int mask_active_key_id();
 int mask_key_count();
 const char *mask_key_problem();
-// The active key's fingerprint (MaskKeyring::fingerprint) into out; false, out empty, without.
-bool mask_active_key_fingerprint(char out[17]);
+// The key file's fingerprint (MaskKeyring::fingerprint) into out; false, out empty, without.
+bool mask_keys_fingerprint(char out[17]);
 
 }  // namespace snowflake::glue

@@ -125,9 +125,9 @@ SNOWFLAKE_FUNCTION(snowflake_status) {
   const char *problem = mask_key_problem();
   values[31] = CStringGetTextDatum(problem);
   nulls[31] = problem[0] == '\0';
-  // A name of the active key that tells nothing of it: equal on nodes whose keys are equal.
+  // A name of the key file's keys that tells nothing of them: equal on nodes with equal files.
   char fingerprint[17];
-  nulls[32] = !mask_active_key_fingerprint(fingerprint);
+  nulls[32] = !mask_keys_fingerprint(fingerprint);
   values[32] = CStringGetTextDatum(fingerprint);
   // Blocks (snowflake_block) taken since start, and the IDs they held, over every shard.
   uint64_t blocks = 0, block_ids = 0;

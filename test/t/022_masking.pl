@@ -11,7 +11,7 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 use FindBin;
-use Digest::SHA qw(hmac_sha256_hex);
+use Digest::SHA qw(hmac_sha256 hmac_sha256_hex sha256_hex);
 use lib "$FindBin::Bin/../lib";
 use SnowflakeTest;
 
@@ -90,11 +90,12 @@ like(psql_error('SELECT snowflake_unmask($$ord_7h25mn944e6m9kbsxr35qrvg7c$$, $$o
 chmod 0600, $keyfile;
 reload_until(qr/^1\|1\|-$/);
 pass('mode 0600: key 1 is active, one key, no problem');
-# The key's fingerprint, which servers meant to share a key file compare: the first 8 bytes of
-# HMAC-SHA256(key, "snowflake mask fingerprint v1"), none of any derived key.
+# The key file's fingerprint, which servers meant to share a key file compare: the first 8
+# bytes of SHA-256 over each key (the active first, then by id) as its id byte, 1 if active,
+# and HMAC-SHA256(key, "snowflake mask fingerprint v1"), none of any derived key.
 is(status_of($node, 'mask_key_fingerprint'),
-	substr(hmac_sha256_hex('snowflake mask fingerprint v1', pack('H*', $key{1})), 0, 16),
-	'snowflake_status() shows the active key\'s fingerprint');
+	substr(sha256_hex(pack('CC', 1, 1) . hmac_sha256('snowflake mask fingerprint v1', pack('H*', $key{1}))), 0, 16),
+	'snowflake_status() shows the key file\'s fingerprint');
 
 # Known answers (docs/internals.md), equal IDs giving equal tokens, round trips.
 is($node->safe_psql('postgres', q{SELECT snowflake_mask(1234, 'ord'), snowflake_mask(1234)}),

@@ -50,7 +50,10 @@ snowflake.lease_renew = 1s
 snowflake.lease_fail_after = 3s
 snowflake.mask_key_file = 'mask.keys'
 };
-my $mask_key = join '', map { sprintf '%02x', int(rand(256)) } 1 .. 32;
+sub random_key { return join '', map { sprintf '%02x', int(rand(256)) } 1 .. 32; }
+# Key 1 masks; key 0, retired, unmasks the tokens made before key 1 was (a file after a rotation).
+my $mask_key = random_key();
+my $retired_key = random_key();
 
 sub citus_node
 {
@@ -69,16 +72,16 @@ citus.node_conninfo = 'sslmode=disable'
 citus.shard_count = 4
 citus.log_distributed_deadlock_detection = off
 } . $snowflake_conf);
-	write_key($node, $mask_key);
+	write_key($node, $mask_key, $retired_key);
 	return $node;
 }
 
 sub write_key
 {
-	my ($node, $key) = @_;
+	my ($node, $key, $retired) = @_;
 	my $file = $node->data_dir . '/mask.keys';
 	open my $fh, '>', "$file.tmp" or die "open $file.tmp: $!";
-	print $fh "1 $key active\n";
+	print $fh "0 $retired\n1 $key active\n";
 	close $fh;
 	chmod 0600, "$file.tmp";
 	rename "$file.tmp", $file or die "rename $file: $!";
@@ -422,6 +425,16 @@ is($coord->safe_psql('postgres', 'SELECT count(*) FROM t_sf WHERE snowflake_unma
 my $one = (split /,/, $tokens)[0];
 is($coord->safe_psql('postgres', "SELECT id FROM t_sf WHERE id = snowflake_unmask('$one')"),
 	$sample[0], 'a lookup by token finds its row');
+# A token made on the coordinator, unmasked in a filter on every shard of t_acct (its ID is not
+# the distribution column: no pruning, the workers evaluate snowflake_unmask() themselves).
+my $acct_id = $coord->safe_psql('postgres', 'SELECT min(id) FROM t_acct');
+my $acct_token = $coord->safe_psql('postgres', "SELECT snowflake_mask($acct_id)");
+my $by_token = "SELECT count(*), min(id) FROM t_acct WHERE id = snowflake_unmask('$acct_token')";
+like($coord->safe_psql('postgres', "EXPLAIN (VERBOSE, COSTS OFF) $by_token"),
+	qr/Task Count: 4.*Filter: \(.*snowflake_unmask\('$acct_token'/s,
+	'snowflake_unmask() of a token runs in the filter on the workers');
+is($coord->safe_psql('postgres', $by_token), "1|$acct_id",
+	'and finds the row of the coordinator\'s token there');
 # Each node's fingerprint, every one read (run_command_on_all_nodes gives an ERROR's text as
 # the result, with success false).
 my $fingerprints = q{SELECT bool_and(success) AND bool_and(result ~ '^[0-9a-f]{16}$'),
@@ -429,7 +442,7 @@ my $fingerprints = q{SELECT bool_and(success) AND bool_and(result ~ '^[0-9a-f]{1
 is($coord->safe_psql('postgres', $fingerprints), 't|1',
 	'every node shows the same mask_key_fingerprint');
 # The second worker gets another key under the same id.
-write_key($w2, join '', map { sprintf '%02x', int(rand(256)) } 1 .. 32);
+write_key($w2, random_key(), $retired_key);
 my $fp_coord = status_of($coord, 'mask_key_fingerprint');
 $w2->reload;
 poll_until(sub { status_of($w2, 'mask_key_fingerprint') ne $fp_coord })
@@ -440,10 +453,18 @@ is($coord->safe_psql('postgres', $fingerprints), 't|2',
 	'the fingerprints do: that worker shows another one');
 cmp_ok($coord->safe_psql('postgres', $count_tokens), '<', scalar(@sample),
 	'and its shards mask to other tokens');
-write_key($w2, $mask_key);
+# Its active key back, but another retired key (which unmasks the tokens of before the
+# rotation): the same active key, key id and key count, and still another fingerprint.
+write_key($w2, $mask_key, random_key());
+$w2->reload;
+ok(poll_until(sub { $coord->safe_psql('postgres', $count_tokens) == scalar(@sample) }),
+	'the second worker back on the active key masks like the others');
+is($coord->safe_psql('postgres', $fingerprints), 't|2',
+	'but its fingerprint shows that its retired key differs');
+write_key($w2, $mask_key, $retired_key);
 $w2->reload;
 poll_until(sub { status_of($w2, 'mask_key_fingerprint') eq $fp_coord })
-  or die 'the second worker did not take the key back';
+  or die 'the second worker did not take the key file back';
 
 # ---- A worker SIGKILLed under load, and started again.
 my @load = (

@@ -241,30 +241,57 @@ TEST(MaskToken, KnownAnswers) {
   EXPECT_EQ(hex(back, 16), hex(u, 16));
 }
 
-// The fingerprint that snowflake_status() shows: known answers (Python's hmac), the same for
-// the same key whatever else the file holds, another for another key, none for an absent id.
-TEST(MaskToken, FingerprintNamesTheKeyAndNoDerivedKey) {
+// The fingerprint that snowflake_status() shows: known answers (Python's hmac and hashlib),
+// another for a file that differs only in a retired key (which still unmasks old tokens on
+// that server), in which key is active, or in a key's id; none without keys; no derived key.
+TEST(MaskToken, FingerprintNamesEveryKeyOfTheFileAndNoDerivedKey) {
   sf::MaskKeyring ring;
-  ring.reset(parse_ok(kKeyFile));
   char fp[17];
-  ASSERT_TRUE(ring.fingerprint(7, fp));
-  EXPECT_STREQ(fp, "6f376fcb82b4a108");
-  ASSERT_TRUE(ring.fingerprint(0, fp));
-  EXPECT_STREQ(fp, "843984b3c5054764");
-  EXPECT_FALSE(ring.fingerprint(3, fp));
+  EXPECT_FALSE(ring.fingerprint(fp));
   EXPECT_STREQ(fp, "");
-  sf::MaskKeyring alone;
-  alone.reset(
-      parse_ok("7 000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f active\n"));
-  ASSERT_TRUE(alone.fingerprint(7, fp));
-  EXPECT_STREQ(fp, "6f376fcb82b4a108");
+  ring.reset(parse_ok(kKeyFile));
+  ASSERT_TRUE(ring.fingerprint(fp));
+  EXPECT_STREQ(fp, "55a2455d4ba92c8d");
+  const std::string key7 = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
+  const std::string key0 = "ffeeddccbbaa99887766554433221100ffeeddccbbaa99887766554433221100";
+  struct {
+    const char *what;
+    std::string file;
+    const char *expected;
+  } const others[] = {
+      {"the active key alone", "7 " + key7 + " active\n", "3927f8e74db9cbac"},
+      {"another retired key",
+       "0 1111111111111111222222222222222233333333333333334444444444444444\n7 " + key7 +
+           " active\n",
+       "4aa144574d4a676c"},
+      {"the other key active", "0 " + key0 + " active\n7 " + key7 + "\n", "5ef46c282fd7601e"},
+  };
+  for (const auto &o : others) {
+    sf::MaskKeyring other;
+    other.reset(parse_ok(o.file));
+    char ofp[17];
+    ASSERT_TRUE(other.fingerprint(ofp)) << o.what;
+    EXPECT_STREQ(ofp, o.expected) << o.what;
+    EXPECT_STRNE(ofp, fp) << o.what;
+  }
+  // The same keys under swapped ids.
+  sf::MaskKeyring swapped;
+  swapped.reset(parse_ok("0 " + key7 + " active\n7 " + key0 + "\n"));
+  char sfp[17];
+  ASSERT_TRUE(swapped.fingerprint(sfp));
+  EXPECT_STRNE(sfp, fp);
+  // The same file again, comments and order aside, gives the same one.
+  sf::MaskKeyring same;
+  same.reset(parse_ok("7 " + key7 + " active\n0 " + key0 + "\n"));
+  ASSERT_TRUE(same.fingerprint(sfp));
+  EXPECT_STREQ(sfp, fp);
   // No derived key begins with it.
   const sf::MaskKeySet set = parse_ok(kKeyFile);
   for (sf::MaskUse use :
        {sf::MaskUse::kBigint, sf::MaskUse::kUlid, sf::MaskUse::kUuid, sf::MaskUse::kUuidv7}) {
     uint8_t k[32];
     ASSERT_TRUE(sf::derive_mask_key(set.entries[1].key, use, k));
-    EXPECT_NE(hex(k, 8), "6f376fcb82b4a108");
+    EXPECT_NE(hex(k, 8), fp);
   }
 }
 
