@@ -50,6 +50,7 @@ void put_count(Datum *values, int i, uint64_t n) {
 SNOWFLAKE_FUNCTION(snowflake_status) {
   SharedState &state = require_shared();
   const Reservation &r = state.reservation;
+  report_clock_source();
   InitMaterializedSRF(fcinfo, 0);
   ReturnSetInfo *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
   Datum values[kStatusColumns];

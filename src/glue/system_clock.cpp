@@ -13,17 +13,51 @@ namespace snowflake::glue {
 LocalClock local_clock;
 TscMono tsc_mono;
 bool use_tsc = false;
+// What detect_tsc() found: the kernel's clocksource and the counter's nominal rate (0: none).
+static char kernel_clocksource[32];
+static uint64_t counter_hz;
 
 // The counter is read directly only where the kernel itself keeps time by it
 // (counter_is_kernel_clock). Checked once per server start (or per backend when the library
 // is not preloaded).
 void detect_tsc() {
 #if defined(SNOWFLAKE_CPU_COUNTER)
-  char source[32];
-  read_clocksource(source, sizeof source);
-  const uint64_t hz = cpu_counter_hz();
-  use_tsc = counter_is_kernel_clock(source, hz);
-  if (use_tsc) tsc_mono = TscMono(hz);
+  read_clocksource(kernel_clocksource, sizeof kernel_clocksource);
+  counter_hz = cpu_counter_hz();
+  use_tsc = counter_is_kernel_clock(kernel_clocksource, counter_hz);
+  if (use_tsc) tsc_mono = TscMono(counter_hz);
+#endif
+}
+
+// A DEBUG1 message (snowflake_status() sends it): which clock this backend's IDs read. A
+// counter whose detection or read is broken falls back to clock_gettime() without an error;
+// this says so.
+void report_clock_source() {
+  if (!message_level_is_interesting(DEBUG1)) return;
+#if defined(SNOWFLAKE_CPU_COUNTER)
+#if defined(__aarch64__)
+  const char *counter =
+      psprintf("CNTVCT_EL0 at %llu Hz", static_cast<unsigned long long>(counter_hz));
+#else
+  const char *counter = "the time-stamp counter";
+#endif
+  if (use_tsc && tsc_mono.calibrated())
+    ereport(DEBUG1,
+            (errmsg_internal(
+                "snowflake: this backend's IDs read the CPU's counter (%s), calibrated", counter)));
+  else if (use_tsc)
+    ereport(DEBUG1, (errmsg_internal("snowflake: this backend's IDs read clock_gettime() until "
+                                     "the CPU's counter (%s) is calibrated against it",
+                                     counter)));
+  else
+    ereport(DEBUG1,
+            (errmsg_internal("snowflake: this backend's IDs read clock_gettime(): the kernel's "
+                             "clocksource is \"%.*s\", not the CPU's counter (%s)",
+                             static_cast<int>(std::strcspn(kernel_clocksource, "\n")),
+                             kernel_clocksource, counter)));
+#else
+  ereport(DEBUG1, (errmsg_internal("snowflake: this backend's IDs read clock_gettime(): no CPU "
+                                   "counter is read on this architecture")));
 #endif
 }
 

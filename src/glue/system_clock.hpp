@@ -30,6 +30,7 @@ inline long ms_since(int64_t started_ms) noexcept {
 extern TscMono tsc_mono;
 extern bool use_tsc;
 void detect_tsc();
+void report_clock_source();
 inline int64_t read_mono_fast() {
 #if defined(SNOWFLAKE_CPU_COUNTER)
   if (likely(use_tsc))

@@ -61,6 +61,25 @@ is( $node->safe_psql(
 is(status_of($node, q{concat_ws('|', shard_source, etcd_error IS NULL)}), 'etcd|t',
 	'snowflake_status(): the source is etcd, and no error');
 
+# ---- The IDs' clock reads the generic timer (CNTVCT_EL0) as on arm64 hardware, where the
+# kernel keeps time by it (arch_sys_counter: scripts/arm64.sh puts that clocksource file in the
+# root). A break of the counter's read or of its detection falls back to clock_gettime()
+# without an error: snowflake_status() says at DEBUG1 which clock the backend reads, and what
+# it says must be the counter, calibrated against the clock, after IDs (a backend calibrates on
+# its own, over at least 1 ms; a bounded retry in a new backend where a busy machine delayed it).
+my $counter = qr/IDs read the CPU's counter \(CNTVCT_EL0 at [1-9][0-9]+ Hz\), calibrated/;
+my $clock = '';
+poll_until(
+	sub {
+		$node->psql(
+			'postgres', q{SELECT count(snowflake()) FROM generate_series(1, 20000);
+			  SET client_min_messages = debug1; SELECT 1 FROM snowflake_status();},
+			stderr => \$clock);
+		return $clock =~ $counter;
+	});
+note($clock);
+like($clock, $counter, 'the IDs\' clock reads the counter CNTVCT_EL0, calibrated');
+
 # ---- Masking: the known answers (the unit tests' on both architectures).
 is( $node->safe_psql(
 		'postgres', q{SELECT snowflake_mask(1234), snowflake_mask(1234, 'ord'), snowflake_unmask(snowflake_mask(1234))}),

@@ -189,7 +189,9 @@ sub kill9_and_wait
 	my $postmaster = $node->{_pid};
 	my $title = 'postgres: ' . $node->name . ': ';
 	# Its children, by parent pid too: a server under qemu-user (the arm64 suite) sets its
-	# process titles in the emulated memory, so they never show in /proc.
+	# process titles in the emulated memory, so they never show in /proc. It is stopped first,
+	# so that it forks none between this look and the SIGKILL (test/arm64/kill9_wait.pl).
+	kill 'STOP', $postmaster if $postmaster;    # (never pid 0: the test's own process group)
 	my @children = grep { my $stat = proc_stat($_); $stat && $stat->[3] == $postmaster }
 	  map { m{^/proc/(\d+)/stat$} ? $1 : () } glob('/proc/[0-9]*/stat');
 	$node->kill9;
