@@ -54,8 +54,11 @@ if ! download_arm64; then
   # build the archive has, and the download is tried once more.
   log "the archive has no arm64 postgresql-$PG_MAJOR $server_version: upgrading this machine's to the archive's"
   as_root apt-get update -qq >>"$dir/apt.log" 2>&1 || true
+  upgrade=("postgresql-$PG_MAJOR" "postgresql-client-$PG_MAJOR")
+  ! dpkg-query -W "postgresql-server-dev-$PG_MAJOR" >/dev/null 2>&1 ||
+    upgrade+=("postgresql-server-dev-$PG_MAJOR")
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --only-upgrade \
-    "postgresql-$PG_MAJOR" "postgresql-client-$PG_MAJOR" >>"$dir/apt.log" 2>&1 || true
+    "${upgrade[@]}" >>"$dir/apt.log" 2>&1 || true
   download_arm64 || {
     tail -n 20 "$dir/apt.log"
     die "downloading the arm64 libraries and postgresql-$PG_MAJOR $server_version failed"
