@@ -482,6 +482,13 @@ CREATE FUNCTION snowflake_mask(id bigint, prefix text DEFAULT '') RETURNS text
 CREATE FUNCTION snowflake_unmask(token text, prefix text DEFAULT '') RETURNS bigint
 	AS 'MODULE_PATHNAME', 'snowflake_unmask' LANGUAGE C STABLE STRICT PARALLEL RESTRICTED;
 
+-- The same token for a sno, under a key of its own: a sno token never unmasks as a bigint.
+CREATE FUNCTION sno_mask(id sno, prefix text DEFAULT '') RETURNS text
+	AS 'MODULE_PATHNAME', 'sno_mask' LANGUAGE C STABLE STRICT PARALLEL RESTRICTED;
+
+CREATE FUNCTION sno_unmask(token text, prefix text DEFAULT '') RETURNS sno
+	AS 'MODULE_PATHNAME', 'sno_unmask' LANGUAGE C STABLE STRICT PARALLEL RESTRICTED;
+
 -- Without a key id, the active key; NULL for a NULL ID.
 CREATE FUNCTION uuidv7_mask(id uuid, key_id integer DEFAULT NULL) RETURNS uuid
 	AS 'MODULE_PATHNAME', 'uuidv7_mask' LANGUAGE C STABLE PARALLEL RESTRICTED;
@@ -684,6 +691,8 @@ COMMENT ON FUNCTION snowflake_observe(ulid) IS 'every ID issued here from now on
 
 COMMENT ON FUNCTION snowflake_mask(bigint, text) IS 'a 26-character token for an ID (with prefix_ before it if given) under the active key of snowflake.mask_key_file: no time, shard or order can be read from it';
 COMMENT ON FUNCTION snowflake_unmask(text, text) IS 'the ID of a token made by snowflake_mask() with any key of snowflake.mask_key_file, which must carry exactly prefix (none when not given); a changed or forged token is an ERROR';
+COMMENT ON FUNCTION sno_mask(sno, text) IS 'a 26-character token for a sno (with prefix_ before it if given) under the active key of snowflake.mask_key_file: no time, metabyte, partition or order can be read from it';
+COMMENT ON FUNCTION sno_unmask(text, text) IS 'the sno of a token made by sno_mask() with any key of snowflake.mask_key_file, which must carry exactly prefix (none when not given); a changed or forged token, or a snowflake_mask() token, is an ERROR';
 COMMENT ON FUNCTION uuidv7_mask(uuid, integer) IS 'a version-4-looking UUID for a UUIDv7, its time and rand_a (the per-millisecond counter) hidden, under the active mask key or the key of key_id';
 COMMENT ON FUNCTION uuidv7_unmask(uuid, integer) IS 'the UUIDv7 behind a uuidv7_mask() UUID, with the active mask key or the key of key_id';
 COMMENT ON FUNCTION uuidv47_mask(uuid, integer) IS 'uuidv47''s version-4-looking façade of a UUIDv7, byte for byte: its time hidden, rand_a (snowflake_uuidv7()''s counter) shown; under the active mask key or the key of key_id';

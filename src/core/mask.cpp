@@ -414,6 +414,8 @@ const char *mask_label(MaskUse use) noexcept {
       return "snowflake mask uuidv7 v1";
     case MaskUse::kFingerprint:
       return "snowflake mask fingerprint v1";
+    case MaskUse::kSno:
+      return "snowflake mask sno v1";
   }
   return "";
 }
@@ -434,18 +436,22 @@ struct MaskKeyring::Slot {
   EVP_CIPHER_CTX *bigint_dec = nullptr;
   EVP_CIPHER_CTX *ulid_enc = nullptr;
   EVP_CIPHER_CTX *ulid_dec = nullptr;
+  EVP_CIPHER_CTX *sno_enc = nullptr;
+  EVP_CIPHER_CTX *sno_dec = nullptr;
   uint8_t uuid_key[16] = {};
   uint8_t uuidv7_key[16] = {};
 
   bool setup() noexcept {
     uint8_t k[32];
-    bool ok = derive_mask_key(master, MaskUse::kBigint, k) &&
-              (bigint_enc = aes_context(k, true)) != nullptr &&
-              (bigint_dec = aes_context(k, false)) != nullptr &&
-              derive_mask_key(master, MaskUse::kUlid, k) &&
-              (ulid_enc = aes_context(k, true)) != nullptr &&
-              (ulid_dec = aes_context(k, false)) != nullptr &&
-              derive_mask_key(master, MaskUse::kUuid, k);
+    bool ok =
+        derive_mask_key(master, MaskUse::kBigint, k) &&
+        (bigint_enc = aes_context(k, true)) != nullptr &&
+        (bigint_dec = aes_context(k, false)) != nullptr &&
+        derive_mask_key(master, MaskUse::kUlid, k) &&
+        (ulid_enc = aes_context(k, true)) != nullptr &&
+        (ulid_dec = aes_context(k, false)) != nullptr &&
+        derive_mask_key(master, MaskUse::kSno, k) && (sno_enc = aes_context(k, true)) != nullptr &&
+        (sno_dec = aes_context(k, false)) != nullptr && derive_mask_key(master, MaskUse::kUuid, k);
     if (ok) std::memcpy(uuid_key, k, sizeof uuid_key);
     ok = ok && derive_mask_key(master, MaskUse::kUuidv7, k);
     if (ok) std::memcpy(uuidv7_key, k, sizeof uuidv7_key);
@@ -458,6 +464,8 @@ struct MaskKeyring::Slot {
     EVP_CIPHER_CTX_free(bigint_dec);
     EVP_CIPHER_CTX_free(ulid_enc);
     EVP_CIPHER_CTX_free(ulid_dec);
+    EVP_CIPHER_CTX_free(sno_enc);
+    EVP_CIPHER_CTX_free(sno_dec);
     OPENSSL_cleanse(master, sizeof master);
     OPENSSL_cleanse(uuid_key, sizeof uuid_key);
     OPENSSL_cleanse(uuidv7_key, sizeof uuidv7_key);
@@ -588,6 +596,47 @@ TokenParse MaskKeyring::unmask_bigint(const uint8_t body[16], const MaskCheck &c
   }
   if (found < 0) return TokenParse::kNotAuthentic;
   *id = static_cast<int64_t>(value);
+  *key_id = found;
+  return TokenParse::kOk;
+}
+
+bool MaskKeyring::mask_sno(const uint8_t id[kMaskSnoLen], const MaskCheck &check,
+                           uint8_t body[16]) noexcept {
+  Slot *s = slot(active_);
+  if (s == nullptr) return false;
+  uint8_t block[16];
+  std::memcpy(block, id, kMaskSnoLen);
+  block[kMaskSnoLen] = s->id;
+  std::memcpy(block + kMaskSnoLen + 1, check.bytes, kMaskSnoCheckLen);
+  return aes_block(s->sno_enc, block, body);
+}
+
+TokenParse MaskKeyring::unmask_sno(const uint8_t body[16], const MaskCheck &check,
+                                   uint8_t id[kMaskSnoLen], int *key_id) noexcept {
+  static_assert(kMaskSnoLen + 1 + kMaskSnoCheckLen == 16, "a sno token is one AES block");
+  uint8_t want[1 + kMaskSnoCheckLen];
+  std::memcpy(want + 1, check.bytes, kMaskSnoCheckLen);
+  int found = -1;
+  uint8_t value[kMaskSnoLen] = {};
+  for (int i = 0; i < count_; ++i) {
+    Slot *s = slot(order_[i]);
+    uint8_t block[16];
+    if (s == nullptr || !aes_block(s->sno_dec, body, block)) {
+      failed_ = true;
+      return TokenParse::kNotAuthentic;
+    }
+    ++deciphered_;
+    want[0] = s->id;
+    // As unmask_bigint(): every key tried, compared in constant time.
+    if (CRYPTO_memcmp(block + kMaskSnoLen, want, sizeof want) == 0 && found < 0) {
+      found = s->id;
+      std::memcpy(value, block, kMaskSnoLen);
+    }
+    OPENSSL_cleanse(block, sizeof block);
+  }
+  if (found < 0) return TokenParse::kNotAuthentic;
+  std::memcpy(id, value, kMaskSnoLen);
+  OPENSSL_cleanse(value, sizeof value);
   *key_id = found;
   return TokenParse::kOk;
 }

@@ -15,7 +15,9 @@ constexpr int kMaskKeyIds = 256;       // key ids 0 to 255
 constexpr size_t kMaskBodyLen = 26;    // a token's body: 128 bits in Crockford base32
 constexpr size_t kMaskPrefixMax = 63;  // TypeID's limit for a prefix
 constexpr size_t kMaskTokenMax = kMaskPrefixMax + 1 + kMaskBodyLen;
-constexpr size_t kMaskCheckLen = 7;  // bytes of the prefix's digest inside a token
+constexpr size_t kMaskCheckLen = 7;     // bytes of the prefix's digest inside a token
+constexpr size_t kMaskSnoLen = 10;      // a sno inside a sno token
+constexpr size_t kMaskSnoCheckLen = 5;  // of the prefix's digest inside a sno token
 
 struct MaskKeySet {
   struct Entry {
@@ -92,7 +94,7 @@ bool aes256_block(const uint8_t key[32], const uint8_t in[16], uint8_t out[16],
 
 // A master key's derived keys: HMAC-SHA256(master, label). kFingerprint derives no key: its
 // first 8 bytes name the master key where nodes are compared (snowflake_status()).
-enum class MaskUse : uint8_t { kBigint, kUlid, kUuid, kUuidv7, kFingerprint };
+enum class MaskUse : uint8_t { kBigint, kUlid, kUuid, kUuidv7, kFingerprint, kSno };
 const char *mask_label(MaskUse use) noexcept;
 bool derive_mask_key(const uint8_t master[kMaskKeyLen], MaskUse use, uint8_t out[32]) noexcept;
 
@@ -129,7 +131,12 @@ class MaskKeyring {
   // which key did; on success the ID and the key's id.
   TokenParse unmask_bigint(const uint8_t body[16], const MaskCheck &check, int64_t *id,
                            int *key_id) noexcept;
-  // Blocks deciphered by unmask_bigint() since the keys were set (for the tests).
+  // The sno kind, a token of the same form under a key of its own: the block is the 10 bytes
+  // of the sno, the key's id and the first 5 bytes of the prefix's digest.
+  bool mask_sno(const uint8_t id[kMaskSnoLen], const MaskCheck &check, uint8_t body[16]) noexcept;
+  TokenParse unmask_sno(const uint8_t body[16], const MaskCheck &check, uint8_t id[kMaskSnoLen],
+                        int *key_id) noexcept;
+  // Blocks deciphered by unmask_bigint() and unmask_sno() since the keys were set (for the tests).
   uint64_t blocks_deciphered() const noexcept { return deciphered_; }
   // 128-bit kinds, with the key of that id (which must be present: has()).
   bool ulid_mask(int key_id, const uint8_t in[16], uint8_t out[16], bool unmask) noexcept;

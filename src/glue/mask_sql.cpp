@@ -1,6 +1,6 @@
 // SQL functions of masking: snowflake_mask/unmask (a token for a bigint, with an optional
-// typed prefix), uuidv7_mask/unmask (a façade hiding the time and rand_a), uuidv47_mask/unmask
-// (uuidv47's façade) and ulid_mask/unmask. The keys come
+// typed prefix), sno_mask/unmask (the same token for a sno), uuidv7_mask/unmask (a façade hiding
+// the time and rand_a), uuidv47_mask/unmask (uuidv47's façade) and ulid_mask/unmask. The keys come
 // from snowflake.mask_key_file (mask_keys.cpp); the formats are the core's (src/core/mask).
 #include "core/mask.hpp"
 
@@ -96,39 +96,46 @@ const char *token_problem(TokenParse p) {
   return "";
 }
 
-[[noreturn]] void bad_token(const text *t, TokenParse p) {
+[[noreturn]] void bad_token(const text *t, TokenParse p, const char *kind = "snowflake") {
   // Tokens are short; a long string is cut, so that a message never carries much of the input.
   const int len = static_cast<int>(VARSIZE_ANY_EXHDR(t));
   ereport(ERROR, (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-                  errmsg("invalid snowflake token: \"%.*s%s\"", len > 100 ? 100 : len,
+                  errmsg("invalid %s token: \"%.*s%s\"", kind, len > 100 ? 100 : len,
                          VARDATA_ANY(t), len > 100 ? "..." : ""),
                   errdetail("%s", token_problem(p))));
+}
+
+// The token argument's body, which must carry the prefix expected (empty for none); kind names
+// the token in messages ("snowflake", "sno").
+void token_body(FunctionCallInfo fcinfo, const PrefixCache &expected, const char *kind,
+                uint8_t body[16]) {
+  const text *t = PG_GETARG_TEXT_PP(0);
+  char prefix[kMaskPrefixMax + 1];
+  size_t plen = 0;
+  const TokenParse p = split_mask_token(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t), prefix, &plen, body);
+  if (p != TokenParse::kOk) bad_token(t, p, kind);
+  if (plen != expected.len || std::memcmp(prefix, expected.prefix, plen) != 0) {
+    if (expected.len == 0) {
+      ereport(ERROR, (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+                      errmsg("%s token has the prefix \"%s\", and none was given", kind, prefix),
+                      errhint("Give the prefix the token must carry: %s_unmask(token, '%s').", kind,
+                              prefix)));
+    }
+    if (plen == 0) {
+      ereport(ERROR, (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+                      errmsg("%s token has no prefix, not \"%s\"", kind, expected.prefix)));
+    }
+    ereport(ERROR,
+            (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+             errmsg("%s token has the prefix \"%s\", not \"%s\"", kind, prefix, expected.prefix)));
+  }
 }
 
 // expected: the prefix the token must carry, empty for none.
 Datum unmask(FunctionCallInfo fcinfo, const PrefixCache &expected) {
   const text *t = PG_GETARG_TEXT_PP(0);
-  char prefix[kMaskPrefixMax + 1];
-  size_t plen = 0;
   uint8_t body[16];
-  const TokenParse p = split_mask_token(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t), prefix, &plen, body);
-  if (p != TokenParse::kOk) bad_token(t, p);
-  if (plen != expected.len || std::memcmp(prefix, expected.prefix, plen) != 0) {
-    if (expected.len == 0) {
-      ereport(ERROR, (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-                      errmsg("snowflake token has the prefix \"%s\", and none was given", prefix),
-                      errhint("Give the prefix the token must carry: snowflake_unmask(token, "
-                              "'%s').",
-                              prefix)));
-    }
-    if (plen == 0) {
-      ereport(ERROR, (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-                      errmsg("snowflake token has no prefix, not \"%s\"", expected.prefix)));
-    }
-    ereport(ERROR,
-            (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-             errmsg("snowflake token has the prefix \"%s\", not \"%s\"", prefix, expected.prefix)));
-  }
+  token_body(fcinfo, expected, "snowflake", body);
   MaskKeyring &ring = mask_keyring();
   int64_t id = 0;
   int key_id = -1;
@@ -136,6 +143,28 @@ Datum unmask(FunctionCallInfo fcinfo, const PrefixCache &expected) {
   if (unlikely(ring.failed())) cipher_failed();
   if (r != TokenParse::kOk) bad_token(t, r);
   PG_RETURN_INT64(id);
+}
+
+Datum sno_mask_datum(FunctionCallInfo fcinfo, const char *prefix, size_t len,
+                     const MaskCheck &check) {
+  const uint8_t *id = reinterpret_cast<const uint8_t *>(DatumGetPointer(PG_GETARG_DATUM(0)));
+  MaskKeyring &ring = mask_keyring();
+  uint8_t body[16];
+  if (unlikely(!ring.mask_sno(id, check, body))) cipher_failed();
+  return token_datum(prefix, len, body);
+}
+
+Datum sno_unmask_datum(FunctionCallInfo fcinfo, const PrefixCache &expected) {
+  const text *t = PG_GETARG_TEXT_PP(0);
+  uint8_t body[16];
+  token_body(fcinfo, expected, "sno", body);
+  MaskKeyring &ring = mask_keyring();
+  uint8_t *id = static_cast<uint8_t *>(palloc(kMaskSnoLen));
+  int key_id = -1;
+  const TokenParse r = ring.unmask_sno(body, expected.check, id, &key_id);
+  if (unlikely(ring.failed())) cipher_failed();
+  if (r != TokenParse::kOk) bad_token(t, r, "sno");
+  return PointerGetDatum(id);
 }
 
 // The key of a 128-bit mask: the key_id argument n, or the active key when it is NULL.
@@ -197,6 +226,19 @@ SNOWFLAKE_FUNCTION(snowflake_unmask) {
   static const PrefixCache none = {0, "", mask_check("", 0)};
   if (PG_NARGS() < 2) return unmask(fcinfo, none);
   return unmask(fcinfo, prefix_arg(fcinfo, 1));
+}
+
+// As snowflake_mask/unmask, for a sno: the token's form and prefix rules are the same.
+SNOWFLAKE_FUNCTION(sno_mask) {
+  if (PG_NARGS() < 2) return sno_mask_datum(fcinfo, "", 0, no_prefix_check());
+  const PrefixCache &p = prefix_arg(fcinfo, 1);
+  return sno_mask_datum(fcinfo, p.prefix, p.len, p.check);
+}
+
+SNOWFLAKE_FUNCTION(sno_unmask) {
+  static const PrefixCache none = {0, "", mask_check("", 0)};
+  if (PG_NARGS() < 2) return sno_unmask_datum(fcinfo, none);
+  return sno_unmask_datum(fcinfo, prefix_arg(fcinfo, 1));
 }
 
 // Not STRICT: a NULL key id (the default) is the active key's.

@@ -18,6 +18,7 @@ a key of its own, HMAC-SHA256(master key, label):
 
     "snowflake mask bigint v1"   AES-256 key of the bigint tokens
     "snowflake mask ulid v1"     AES-256 key of ulid_mask
+    "snowflake mask sno v1"      AES-256 key of the sno tokens
     "snowflake mask uuidv7 v1"   its first 16 bytes: the SipHash-2-4 key of uuidv7_mask's
                                  façade (k0 and k1, each little-endian)
     "snowflake mask uuidv47 v1"  its first 16 bytes: the SipHash-2-4 key of uuidv47_mask's
@@ -46,6 +47,7 @@ _PREFIX = re.compile(r"[a-z](?:[a-z_]*[a-z])?\Z")
 
 LABEL_BIGINT = b"snowflake mask bigint v1"
 LABEL_ULID = b"snowflake mask ulid v1"
+LABEL_SNO = b"snowflake mask sno v1"
 LABEL_UUIDV47 = b"snowflake mask uuidv47 v1"
 LABEL_UUIDV7 = b"snowflake mask uuidv7 v1"
 
@@ -161,7 +163,7 @@ def _facade(b, version, key16):
 
 
 class _Key:
-    __slots__ = ("id", "bigint", "ulid", "uuidv47", "uuidv7")
+    __slots__ = ("id", "bigint", "ulid", "sno", "uuidv47", "uuidv7")
 
     def __init__(self, key_id, master):
         self.id = key_id
@@ -169,6 +171,8 @@ class _Key:
                              modes.ECB())
         self.ulid = Cipher(algorithms.AES(hmac.new(master, LABEL_ULID, hashlib.sha256).digest()),
                            modes.ECB())
+        self.sno = Cipher(algorithms.AES(hmac.new(master, LABEL_SNO, hashlib.sha256).digest()),
+                          modes.ECB())
         self.uuidv47 = hmac.new(master, LABEL_UUIDV47, hashlib.sha256).digest()[:16]
         self.uuidv7 = hmac.new(master, LABEL_UUIDV7, hashlib.sha256).digest()[:16]
 
@@ -273,6 +277,43 @@ class Keyring:
         """The bigint that a token holds, as snowflake_unmask(token[, prefix]) returns it.
         The token's case does not matter. The token must carry exactly prefix (none when
         not given). Raises InvalidToken for a token that no key made."""
+        block, check = self._token_block(token, prefix)
+        found = None
+        for key in self._order:  # every key, as the server tries them
+            plain = _decrypt(key.bigint, block)
+            if hmac.compare_digest(plain[8:16], bytes([key.id]) + check) and found is None:
+                found = int.from_bytes(plain[:8], "big", signed=True)
+        if found is not None:
+            return found
+        raise InvalidToken("no key of the key file made this token (or its prefix differs)")
+
+    # sno tokens: the same form, the block the sno's 10 bytes, the key id and 5 check bytes
+
+    def sno_mask(self, sno, prefix="", key_id=None):
+        """The token of a sno (its 10 bytes), as sno_mask(sno, prefix) returns it."""
+        if not isinstance(sno, (bytes, bytearray)) or len(sno) != 10:
+            raise ValueError("a sno is 10 bytes")
+        check_prefix(prefix)
+        key = self._key(key_id)
+        block = bytes(sno) + bytes([key.id]) + _check(prefix)[:5]
+        body = _base32(_encrypt(key.sno, block))
+        return f"{prefix}_{body}" if prefix else body
+
+    def sno_unmask(self, token, prefix=""):
+        """The 10 bytes of the sno a token holds, as sno_unmask(token[, prefix]) returns it.
+        Raises InvalidToken for a token that no key made, a bigint token among them."""
+        block, check = self._token_block(token, prefix)
+        found = None
+        for key in self._order:
+            plain = _decrypt(key.sno, block)
+            if hmac.compare_digest(plain[10:16], bytes([key.id]) + check[:5]) and found is None:
+                found = plain[:10]
+        if found is not None:
+            return found
+        raise InvalidToken("no key of the key file made this token (or its prefix differs)")
+
+    def _token_block(self, token, prefix):
+        """A token's 16-byte block and the check bytes of its prefix, which must be prefix."""
         if not isinstance(token, str):
             raise InvalidToken("a token is a string")
         token = token.lower()
@@ -288,15 +329,7 @@ class Keyring:
         block = _unbase32(body)
         if block is None:
             raise InvalidToken("a token ends in 26 Crockford base32 characters, the first 0 to 7")
-        check = _check(got)
-        found = None
-        for key in self._order:  # every key, as the server tries them
-            plain = _decrypt(key.bigint, block)
-            if hmac.compare_digest(plain[8:16], bytes([key.id]) + check) and found is None:
-                found = int.from_bytes(plain[:8], "big", signed=True)
-        if found is not None:
-            return found
-        raise InvalidToken("no key of the key file made this token (or its prefix differs)")
+        return block, _check(got)
 
     # ULIDs: 16 bytes to 16 bytes
 

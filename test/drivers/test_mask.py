@@ -186,6 +186,28 @@ class Mask(unittest.TestCase):
                               *([key_id] if key_id is not None else []), sent)
                 self.assertEqual(back, ulids)
 
+    def test_sno(self):
+        # sno tokens: made by the server and by the client alike, both ways, with the key that
+        # is not active too; a sno token is refused as a bigint token and the other way round.
+        snos = [r[0] for r in self.conn.execute(
+            "SELECT sno(g % 256)::bytea FROM generate_series(1, 3000) g").fetchall()]
+        for prefix in ("", "ord"):
+            with self.subTest(prefix=prefix):
+                made = self.q("SELECT array_agg(sno_mask(b::sno, %s) ORDER BY n) "
+                              "FROM unnest(%s::bytea[]) WITH ORDINALITY x(b, n)", prefix, snos)
+                self.assertEqual(made, [self.keys.sno_mask(s, prefix) for s in snos])
+                self.assertEqual([self.keys.sno_unmask(t, prefix) for t in made], snos)
+                older = [self.keys.sno_mask(s, prefix, key_id=self.other) for s in snos[:500]]
+                back = self.q("SELECT array_agg(sno_unmask(t, %s)::bytea ORDER BY n) "
+                              "FROM unnest(%s::text[]) WITH ORDINALITY x(t, n)", prefix, older)
+                self.assertEqual(back, snos[:500])
+                self.assertEqual(self.server_unmask(made[:500], prefix), [None] * 500)
+                for t in made[:200]:
+                    self.refused_by_client(t, prefix)
+                for t in self.server_mask(self.ids[:200], prefix):
+                    with self.assertRaises(InvalidToken, msg=t):
+                        self.keys.sno_unmask(t, prefix)
+
     def test_uuidv7_facade(self):
         for name in ("uuidv7", "uuidv47"):
             with self.subTest(name):

@@ -691,3 +691,174 @@ TEST(MaskMemory, KeysOnlyInMemoryLeftOutOfCoreDumpsAndWipedWhenReplaced) {
     EXPECT_EQ(copies(derived[i], 16).second, 0) << "façade key " << i << " after reset";
   }
 }
+
+namespace {
+
+std::string mask_sno(sf::MaskKeyring &ring, const uint8_t id[10], const std::string &prefix) {
+  uint8_t body[16];
+  EXPECT_TRUE(ring.mask_sno(id, sf::mask_check(prefix.data(), prefix.size()), body));
+  char out[sf::kMaskTokenMax];
+  return std::string(out, sf::format_mask_token(prefix.data(), prefix.size(), body, out));
+}
+
+sf::TokenParse unmask_sno(sf::MaskKeyring &ring, const std::string &token, uint8_t id[10],
+                          int *key_id = nullptr) {
+  char prefix[sf::kMaskPrefixMax + 1];
+  size_t plen = 0;
+  uint8_t body[16];
+  const sf::TokenParse p = sf::split_mask_token(token.data(), token.size(), prefix, &plen, body);
+  if (p != sf::TokenParse::kOk) return p;
+  int kid = -1;
+  const sf::TokenParse r = ring.unmask_sno(body, sf::mask_check(prefix, plen), id, &kid);
+  if (key_id != nullptr) *key_id = kid;
+  return r;
+}
+
+}  // namespace
+
+// sno_mask()'s token, checked independently (docs/internals.md#masking): master key 00..1f,
+// id 7; the derived key is HMAC-SHA256(master, "snowflake mask sno v1") =
+// 23f6a26f924be2ac9a8471bed5bfb8cf14c10876d35f9057f7041410c048cf3d; the block is the sno's
+// 10 bytes, the key id and the first 5 bytes of SHA-256 of the prefix:
+//   ""    -> 0123456789abcdef0123 07 e3b0c44298
+//   "ord" -> 0123456789abcdef0123 07 55df18d062
+// printf <block> | xxd -r -p | openssl enc -aes-256-ecb -nopad -K <derived key>, in Crockford
+// base32 (two zero bits first), gives the tokens below.
+TEST(MaskSno, KnownAnswers) {
+  sf::MaskKeyring ring;
+  ring.reset(parse_ok(kKeyFile));
+  uint8_t id[10];
+  unhex("0123456789abcdef0123", id);
+  EXPECT_EQ(mask_sno(ring, id, ""), "6ns184efq7etsq6pwda4b1fh0b");
+  EXPECT_EQ(mask_sno(ring, id, "ord"), "ord_0r4ztc90ye50cb0n1w1jdewz0r");
+  uint8_t derived[32];
+  ASSERT_TRUE(sf::derive_mask_key(parse_ok(kKeyFile).entries[1].key, sf::MaskUse::kSno, derived));
+  EXPECT_EQ(hex(derived, 32), "23f6a26f924be2ac9a8471bed5bfb8cf14c10876d35f9057f7041410c048cf3d");
+  EXPECT_STREQ(sf::mask_label(sf::MaskUse::kSno), "snowflake mask sno v1");
+  uint8_t back[10];
+  int kid = -1;
+  ASSERT_EQ(unmask_sno(ring, "ORD_0R4ZTC90YE50CB0N1W1JDEWZ0R", back, &kid), sf::TokenParse::kOk);
+  EXPECT_EQ(hex(back, 10), "0123456789abcdef0123");
+  EXPECT_EQ(kid, 7);
+}
+
+TEST(MaskSno, RoundTripsAndRotation) {
+  sf::MaskKeyring ring;
+  ring.reset(parse_ok(kKeyFile));
+  std::mt19937_64 rng(5);
+  for (int n = 0; n < 5000; ++n) {
+    uint8_t id[10], back[10];
+    for (uint8_t &b : id) b = static_cast<uint8_t>(rng());
+    if (n == 0) std::memset(id, 0, sizeof id);
+    if (n == 1) std::memset(id, 0xff, sizeof id);
+    const std::string prefix = n % 2 ? "ord" : "";
+    const std::string t = mask_sno(ring, id, prefix);
+    ASSERT_EQ(t.size(), prefix.empty() ? 26u : 30u);
+    ASSERT_EQ(mask_sno(ring, id, prefix), t);
+    ASSERT_EQ(unmask_sno(ring, t, back), sf::TokenParse::kOk);
+    ASSERT_EQ(hex(back, 10), hex(id, 10));
+  }
+  // A token made under key 7 still unmasks when key 0 becomes the active one, and not once
+  // key 7 is removed.
+  uint8_t id[10] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, back[10];
+  const std::string t = mask_sno(ring, id, "ord");
+  const std::string k0 = "0 ffeeddccbbaa99887766554433221100ffeeddccbbaa99887766554433221100";
+  const std::string k7 = "7 000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
+  ring.reset(parse_ok(k0 + " active\n" + k7 + "\n"));
+  int kid = -1;
+  EXPECT_EQ(unmask_sno(ring, t, back, &kid), sf::TokenParse::kOk);
+  EXPECT_EQ(kid, 7);
+  ring.reset(parse_ok(k0 + " active\n"));
+  EXPECT_EQ(unmask_sno(ring, t, back), sf::TokenParse::kNotAuthentic);
+}
+
+// Every single-character change of a token, at every position and to every other character of
+// the alphabet, is refused; and so is another prefix or none.
+TEST(MaskSno, EveryChangedCharacterIsRefused) {
+  sf::MaskKeyring ring;
+  ring.reset(parse_ok(kKeyFile));
+  static const char alphabet[] = "0123456789abcdefghjkmnpqrstvwxyz";
+  std::mt19937_64 rng(6);
+  for (int n = 0; n < 20; ++n) {
+    uint8_t id[10], back[10];
+    for (uint8_t &b : id) b = static_cast<uint8_t>(rng());
+    const std::string t = mask_sno(ring, id, "ord");
+    for (size_t i = 4; i < t.size(); ++i) {
+      for (int a = 0; a < 32; ++a) {
+        if (alphabet[a] == t[i]) continue;
+        std::string c = t;
+        c[i] = alphabet[a];
+        const sf::TokenParse r = unmask_sno(ring, c, back);
+        ASSERT_TRUE(r == sf::TokenParse::kNotAuthentic || r == sf::TokenParse::kOverflow) << c;
+      }
+    }
+    EXPECT_EQ(unmask_sno(ring, "user" + t.substr(3), back), sf::TokenParse::kNotAuthentic);
+    EXPECT_EQ(unmask_sno(ring, t.substr(4), back), sf::TokenParse::kNotAuthentic);
+  }
+  // Random strings of a token's form: a forgery passes 1 time in 2^48 per key tried.
+  int accepted = 0;
+  for (int n = 0; n < 200000; ++n) {
+    std::string t(26, '0');
+    t[0] = alphabet[rng() % 8];
+    for (size_t i = 1; i < 26; ++i) t[i] = alphabet[rng() % 32];
+    uint8_t back[10];
+    accepted += unmask_sno(ring, t, back) == sf::TokenParse::kOk;
+  }
+  EXPECT_EQ(accepted, 0);
+}
+
+// A bigint token is not a sno token, nor the other way round, under the same master key, with
+// or without a prefix: each kind has its own derived key.
+TEST(MaskSno, BigintAndSnoTokensNeverUnmaskAsEachOther) {
+  sf::MaskKeyring ring;
+  ring.reset(parse_ok(kKeyFile));
+  std::mt19937_64 rng(7);
+  for (int n = 0; n < 5000; ++n) {
+    const std::string prefix = n % 2 ? "ord" : "";
+    const int64_t v = static_cast<int64_t>(rng());
+    uint8_t id[10], back[10];
+    for (uint8_t &b : id) b = static_cast<uint8_t>(rng());
+    int64_t got = 0;
+    ASSERT_EQ(unmask_sno(ring, mask(ring, v, prefix), back), sf::TokenParse::kNotAuthentic);
+    ASSERT_EQ(unmask(ring, mask_sno(ring, id, prefix), &got), sf::TokenParse::kNotAuthentic);
+  }
+  // Not even a sno block built by hand as the bigint kind's: the derived keys differ.
+  uint8_t big[32], sno[32];
+  const sf::MaskKeySet set = parse_ok(kKeyFile);
+  ASSERT_TRUE(sf::derive_mask_key(set.entries[1].key, sf::MaskUse::kBigint, big));
+  ASSERT_TRUE(sf::derive_mask_key(set.entries[1].key, sf::MaskUse::kSno, sno));
+  EXPECT_NE(hex(big, 32), hex(sno, 32));
+}
+
+// A block that deciphers under the sno key but names another key id, or whose 5 check bytes
+// differ from the prefix's in any one bit, is refused.
+TEST(MaskSno, WrongKeyIdOrCheckBytesAreRefused) {
+  const sf::MaskKeySet set = parse_ok(kKeyFile);
+  sf::MaskKeyring ring;
+  ring.reset(set);
+  uint8_t aes[32];
+  ASSERT_TRUE(sf::derive_mask_key(set.entries[1].key, sf::MaskUse::kSno, aes));  // id 7
+  const sf::MaskCheck check = sf::mask_check("ord", 3);
+  auto token_of = [&](const uint8_t block[16]) {
+    uint8_t body[16];
+    EXPECT_TRUE(sf::aes256_block(aes, block, body, false));
+    char out[sf::kMaskTokenMax];
+    return std::string(out, sf::format_mask_token("ord", 3, body, out));
+  };
+  uint8_t block[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 7};
+  std::memcpy(block + 11, check.bytes, sf::kMaskSnoCheckLen);
+  uint8_t back[10];
+  ASSERT_EQ(unmask_sno(ring, token_of(block), back), sf::TokenParse::kOk);
+  EXPECT_EQ(hex(back, 10), "0102030405060708090a");
+  for (int other = 0; other < 256; ++other) {
+    if (other == 7) continue;
+    block[10] = static_cast<uint8_t>(other);
+    EXPECT_EQ(unmask_sno(ring, token_of(block), back), sf::TokenParse::kNotAuthentic) << other;
+  }
+  block[10] = 7;
+  for (int bit = 0; bit < 8 * static_cast<int>(sf::kMaskSnoCheckLen); ++bit) {
+    block[11 + bit / 8] ^= static_cast<uint8_t>(1 << (bit % 8));
+    EXPECT_EQ(unmask_sno(ring, token_of(block), back), sf::TokenParse::kNotAuthentic) << bit;
+    block[11 + bit / 8] ^= static_cast<uint8_t>(1 << (bit % 8));
+  }
+}
