@@ -412,6 +412,22 @@ CREATE OPERATOR CLASS sno_hash_ops DEFAULT FOR TYPE sno USING hash AS
 	FUNCTION 1 sno_hash(sno),
 	FUNCTION 2 sno_hash_extended(sno, bigint);
 
+-- sno aggregates
+
+CREATE FUNCTION sno_smaller(sno, sno) RETURNS sno
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION sno_larger(sno, sno) RETURNS sno
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE AGGREGATE min(sno) (
+	SFUNC = sno_smaller, STYPE = sno, COMBINEFUNC = sno_smaller, SORTOP = <, PARALLEL = SAFE
+);
+
+CREATE AGGREGATE max(sno) (
+	SFUNC = sno_larger, STYPE = sno, COMBINEFUNC = sno_larger, SORTOP = >, PARALLEL = SAFE
+);
+
 -- xid (github.com/rs/xid): 12 bytes, 20 characters of lower-case base32hex as text
 
 CREATE FUNCTION xid_decode(id text, OUT ts timestamptz, OUT machine bytea, OUT pid integer,
@@ -645,6 +661,10 @@ COMMENT ON FUNCTION sno_ne(sno, sno) IS 'implementation of <> for sno';
 COMMENT ON FUNCTION sno_lt(sno, sno) IS 'implementation of < for sno';
 COMMENT ON FUNCTION sno_le(sno, sno) IS 'implementation of <= for sno';
 COMMENT ON FUNCTION sno_gt(sno, sno) IS 'implementation of > for sno';
+COMMENT ON FUNCTION sno_smaller(sno, sno) IS 'the smaller of two snos (min)';
+COMMENT ON FUNCTION sno_larger(sno, sno) IS 'the larger of two snos (max)';
+COMMENT ON AGGREGATE min(sno) IS 'the smallest (earliest) sno';
+COMMENT ON AGGREGATE max(sno) IS 'the largest (latest) sno';
 COMMENT ON FUNCTION sno_ge(sno, sno) IS 'implementation of >= for sno';
 COMMENT ON FUNCTION sno_cmp(sno, sno) IS 'btree comparison of sno: byte order, which is time order and text order';
 COMMENT ON FUNCTION sno_sortsupport(internal) IS 'btree sort support for sno';

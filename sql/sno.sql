@@ -185,3 +185,17 @@ SELECT sno(256);
 \echo SQLSTATE :LAST_ERROR_SQLSTATE
 SELECT sno(-1);
 \echo SQLSTATE :LAST_ERROR_SQLSTATE
+
+-- min and max agree with the sort order, ignore NULLs, and reach both ends of the type
+CREATE TEMP TABLE sno_mm AS SELECT sno(n % 256) AS s FROM generate_series(1, 1000) n;
+INSERT INTO sno_mm VALUES (NULL), ('2222222222222222'), ('xxxxxxxxxxxxxxxx');
+SELECT min(s) = (SELECT s FROM sno_mm WHERE s IS NOT NULL ORDER BY s LIMIT 1) AS min_sorts_first,
+       max(s) = (SELECT s FROM sno_mm WHERE s IS NOT NULL ORDER BY s DESC LIMIT 1) AS max_sorts_last,
+       min(s), max(s)
+  FROM sno_mm;
+DELETE FROM sno_mm WHERE s IN ('2222222222222222', 'xxxxxxxxxxxxxxxx');
+SELECT min(s) = (SELECT s FROM sno_mm WHERE s IS NOT NULL ORDER BY s LIMIT 1) AS min_sorts_first,
+       max(s) = (SELECT s FROM sno_mm WHERE s IS NOT NULL ORDER BY s DESC LIMIT 1) AS max_sorts_last,
+       min(s) < max(s) AS distinct_ends
+  FROM sno_mm;
+SELECT min(s) IS NULL AS min_of_nothing, max(s) IS NULL AS max_of_nothing FROM sno_mm WHERE false;

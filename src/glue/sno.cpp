@@ -242,6 +242,8 @@ SNOWFLAKE_FUNCTION(sno_lt) { return BoolGetDatum(cmp(fcinfo) < 0); }
 SNOWFLAKE_FUNCTION(sno_le) { return BoolGetDatum(cmp(fcinfo) <= 0); }
 SNOWFLAKE_FUNCTION(sno_gt) { return BoolGetDatum(cmp(fcinfo) > 0); }
 SNOWFLAKE_FUNCTION(sno_ge) { return BoolGetDatum(cmp(fcinfo) >= 0); }
+SNOWFLAKE_FUNCTION(sno_smaller) { return PG_GETARG_DATUM(cmp(fcinfo) <= 0 ? 0 : 1); }
+SNOWFLAKE_FUNCTION(sno_larger) { return PG_GETARG_DATUM(cmp(fcinfo) >= 0 ? 0 : 1); }
 
 SNOWFLAKE_FUNCTION(sno_sortsupport) {
   SortSupport ssup = reinterpret_cast<SortSupport>(PG_GETARG_POINTER(0));
