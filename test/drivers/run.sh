@@ -30,7 +30,8 @@ as_user env npm_config_cache="$WORK/npm-cache" npm_config_update_notifier=false 
 
 # snoref, the sno and xid judges, built offline in the work folder: muyo/sno from the vendored
 # snapshot and Debian's rs/xid beside a copy of snoref/, which its go.mod's replace directives
-# name; Go's caches in the work folder too.
+# name; Go's caches in the work folder too. No version-control stamp: the work folder may sit
+# in a git checkout owned by another user than the server's, whose status git refuses to read.
 SNOREF=$WORK/snoref
 as_user rm -rf "$SNOREF"
 as_user mkdir -p "$SNOREF/src"
@@ -39,7 +40,7 @@ as_user tar -xzf "$(vendor_file sno-a543713.tar.gz)" -C "$SNOREF/src"
 as_user mv "$SNOREF/src/sno-a543713" "$SNOREF/src/sno"
 as_user cp -r /usr/share/gocode/src/github.com/rs/xid "$SNOREF/src/xid"
 log "$(go version): building snoref"
-as_user env -C "$SNOREF/src" GOPROXY=off GOFLAGS=-mod=mod GOTOOLCHAIN=local GOCACHE="$WORK/go-cache" \
+as_user env -C "$SNOREF/src" GOPROXY=off GOFLAGS="-mod=mod -buildvcs=false" GOTOOLCHAIN=local GOCACHE="$WORK/go-cache" \
   GOPATH="$WORK/go-path" go build -o "$SNOREF/snoref" .
 
 # Two masking keys, 9 the active one, in a file only the server's user may read (the
