@@ -152,21 +152,16 @@ Datum issue_leased(uint8_t meta) {
   std::atomic<uint64_t> &last = state.streams.sno.last;
   for (;;) {
     const uint64_t word = lease.word.load(std::memory_order_seq_cst);
-    // A clock step is reported before a new reading is taken, never between the reading and
-    // the check after the swap.
-    const ClockTick tick = clock_now(
-        state.clock, local_clock, [] { return read_mono_fast(); },
-        [] { return read_clock(CLOCK_MONOTONIC); }, [] { return read_clock(CLOCK_REALTIME); });
-    if (unlikely(tick.event != ClockEvent::kNone)) {
-      report_clock_event(tick);
-      continue;
-    }
-    const int64_t mono = tick.mono_ns;
+    // snowflake()'s reading in lease mode: a clock step is reported before a new reading is
+    // taken, never between the reading and the check after the swap.
+    int64_t mono;
+    uint64_t since_epoch_ms;
+    if (unlikely(!leased_clock_now(state.clock, &since_epoch_ms, &mono))) continue;
     if (unlikely(word == 0 || !(mono < lease.deadline_mono_ns.load(std::memory_order_seq_cst)))) {
       await_lease(lease);
       continue;
     }
-    const uint64_t now = checked_sno_clock(static_cast<uint64_t>(tick.unix_ns / 1000000));
+    const uint64_t now = checked_sno_clock(since_epoch_ms + static_cast<uint64_t>(epoch_ms));
     const uint64_t mark = lease.mark_unix_ms.load(std::memory_order_acquire);
     const NextResult r = sno::next(
         last, now, static_cast<uint64_t>(max_lead_ms),

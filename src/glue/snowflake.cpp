@@ -218,7 +218,7 @@ Datum out_record(FunctionCallInfo fcinfo, const Datum *values, int count) {
   return HeapTupleGetDatum(heap_form_tuple(desc, const_cast<Datum *>(values), nulls));
 }
 
-// For the blocks (block.cpp), which take from the same streams.
+// For the blocks (block.cpp), which take from the same streams, and sno() in lease mode.
 bool leased_clock_now(ClockState &clock, uint64_t *now_ms, int64_t *mono) {
   return leased_clock(clock, now_ms, mono);
 }
