@@ -53,11 +53,29 @@ SELECT pair, pg_temp.outcome('SELECT count(*) FROM snowflake_block_ids(' || args
   ('one ID', '5, 5'),
   ('NULL', 'NULL, 5')) AS c(pair, args);
 
--- the largest block, 1,048,576 IDs (1,024 ms of one shard)
+-- the lead a block may take: snowflake.block_max_lead (100 ms by default), which only a
+-- superuser (or a role granted SET on it) changes; an ordinary role gets at most 102,401 IDs
+CREATE ROLE block_taker;
+SET ROLE block_taker;
+SELECT current_setting('snowflake.block_max_lead') AS block_max_lead;
+SELECT pg_temp.outcome('SET snowflake.block_max_lead = ''1s''') AS raise_it;
+SELECT n, pg_temp.outcome(format('SELECT count FROM snowflake_block(%s)', n)) AS outcome
+  FROM (VALUES (102401), (102402), (1048576)) AS v(n);
+RESET ROLE;
+DROP ROLE block_taker;
+
+-- a block of one needs no lead at all, as one snowflake() does
+SET snowflake.block_max_lead = 0;
+SELECT count FROM snowflake_block(1);
+SELECT pg_temp.outcome('SELECT count FROM snowflake_block(2)') AS two_ids;
+
+-- the largest block, 1,048,576 IDs (1,024 ms of one shard), for a trusted role
+SET snowflake.block_max_lead = '1024ms';
 SELECT count, snowflake_shard(first) = snowflake_shard(last) AS one_shard,
        ((last >> 23) - (first >> 23)) BETWEEN 1023 AND 1024 AS spans_1024_ms
   FROM snowflake_block(1048576) \gset big_
 SELECT :big_count AS count, :'big_one_shard' AS one_shard, :'big_spans_1024_ms' AS spans_1024_ms;
+RESET snowflake.block_max_lead;
 
 -- snowflake_status() counts the blocks and their IDs; snowflake_streams() per shard
 SELECT blocks - :blocks0 AS blocks, block_ids - :block_ids0 AS block_ids FROM snowflake_status();

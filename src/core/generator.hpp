@@ -122,15 +122,17 @@ inline constexpr bool block_size_ok(int64_t n) noexcept {
   return n >= 1 && static_cast<uint64_t>(n) <= kMaxBlockValues;
 }
 
-// The milliseconds a block of n spans past the clock's at worst (starting at the clock's
-// millisecond on its last sequence): ceil(n / 2^SeqBits).
+// The milliseconds a block of n reaches past the clock's when the clock's millisecond still
+// has room (at worst, one sequence: the block starts on its last), floor((n + 2^SeqBits - 2) /
+// 2^SeqBits): 0 for n = 1, as for one value. A block whose millisecond is full waits for the
+// next, as one value does.
 template <int SeqBits>
 constexpr uint64_t block_span_ms(uint64_t n) noexcept {
-  return (n + (uint64_t{1} << SeqBits) - 1) >> SeqBits;
+  return (n + (uint64_t{1} << SeqBits) - 2) >> SeqBits;
 }
 
-// A block of n can be taken under a lead bound of max_lead_ms, after waiting for the clock at
-// most that long; one that cannot is refused (take_block would wait without end).
+// A block of n can be taken under a lead bound of max_lead_ms once the clock's millisecond has
+// room; one that cannot is refused (take_block would wait without end).
 template <int SeqBits>
 constexpr bool block_fits_lead(uint64_t n, uint64_t max_lead_ms) noexcept {
   return block_span_ms<SeqBits>(n) <= max_lead_ms;
@@ -138,7 +140,8 @@ constexpr bool block_fits_lead(uint64_t n, uint64_t max_lead_ms) noexcept {
 
 struct BlockResult {
   Step step;
-  uint64_t value;  // kIssued: the last value (a state word); otherwise as NextResult's
+  uint64_t value;  // kIssued: the last value (a state word); kExhausted: the values left before
+                   // the layout's end (fewer than the block's); otherwise as NextResult's
   uint64_t first;  // kIssued: the first value
 };
 
@@ -153,7 +156,10 @@ inline BlockResult take_block(std::atomic<uint64_t> &last, uint64_t n, uint64_t 
     const uint64_t first = std::max(cur + 1, std::max(now_ms, floor_ms) << SeqBits);
     const uint64_t end = first + (n - 1);
     const uint64_t ms = end >> SeqBits;
-    if (ms > limits.max_ms) return BlockResult{Step::kExhausted, 0, 0};
+    if (ms > limits.max_ms) {
+      const uint64_t past_end = (limits.max_ms + 1) << SeqBits;
+      return BlockResult{Step::kExhausted, first < past_end ? past_end - first : 0, 0};
+    }
     if (ms > now_ms + lead) return BlockResult{Step::kWait, ms - lead - now_ms, 0};
     if (unlikely_(ms >= limits.reserved_ms)) return BlockResult{Step::kReserve, ms, 0};
     if (last.compare_exchange_weak(cur, end, std::memory_order_seq_cst, std::memory_order_relaxed))

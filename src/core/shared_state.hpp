@@ -16,6 +16,7 @@
 #pragma once
 #include "core/pg_free.hpp"
 
+#include "core/block_line.hpp"
 #include "core/clock.hpp"
 #include "core/id128.hpp"
 #include "core/layout.hpp"
@@ -197,6 +198,7 @@ struct SharedStateT {
   Reservation reservation;
   Streams128T<Lock> streams;
   LeaseSlot lease;  // snowflake.shard_source = etcd: the range leased
+  BlockLine line;   // blocks waiting to be taken (block_line.hpp)
   ShardSlot shards[kShardCount];
 
   void init() noexcept {
@@ -204,6 +206,7 @@ struct SharedStateT {
     reservation.init();
     streams.init();
     lease.init();
+    line.init();
     for (ShardSlot &s : shards) {
       s.last.store(0);
       s.range_floor_ms.store(0);

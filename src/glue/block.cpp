@@ -13,6 +13,7 @@
 extern "C" {
 #include "access/htup_details.h"
 #include "funcapi.h"
+#include "storage/ipc.h"
 #include "utils/memutils.h"
 }
 
@@ -31,25 +32,41 @@ pg_noinline void raise_bad_block_size(int32 n) {
           (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
            errmsg("a block holds 1 to %llu IDs, not %d",
                   static_cast<unsigned long long>(kMaxBlockValues), n),
-           errdetail("A block of n IDs moves its shard's IDs n / 1024 ms ahead of the clock, and "
-                     "no block reaches further ahead than snowflake.max_lead (%d ms).",
-                     max_lead_ms)));
+           errdetail("A block of n IDs moves its shard's IDs about n / 1024 ms ahead of the "
+                     "clock, and no block reaches further ahead than snowflake.block_max_lead "
+                     "(%d ms).",
+                     block_max_lead_ms)));
 }
 
-// The lead a block needs is over snowflake.max_lead: taken, it would make every snowflake()
-// of its shard wait for the clock.
+// The lead a block needs is over its bound: taken, it would move every snowflake() of its
+// shard further ahead of the clock than the operator allows.
 pg_noinline void raise_block_past_lead(uint64_t n, uint64_t lead_ms) {
-  const uint64_t largest = std::min(kMaxBlockValues, lead_ms << kSeqBits);
+  // The largest n with block_span_ms(n) <= lead_ms.
+  const uint64_t largest = std::min(kMaxBlockValues, ((lead_ms + 1) << kSeqBits) - 1023);
   ereport(ERROR,
           (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-           errmsg("a block of %llu IDs reaches %llu ms ahead of the clock, past "
-                  "snowflake.max_lead (%llu ms)",
+           errmsg("a block of %llu IDs reaches %llu ms ahead of the clock, past its bound of "
+                  "%llu ms",
                   static_cast<unsigned long long>(n),
                   static_cast<unsigned long long>(block_span_ms<kSeqBits>(n)),
                   static_cast<unsigned long long>(lead_ms)),
-           largest > 0 ? errhint("Take blocks of at most %llu IDs, or raise snowflake.max_lead.",
-                                 static_cast<unsigned long long>(largest))
-                       : errhint("snowflake.max_lead is 0: blocks need it at 1 ms or more.")));
+           errdetail("A block may move its shard's IDs ahead of the clock by the lower of "
+                     "snowflake.block_max_lead (%d ms) and snowflake.max_lead (%d ms).",
+                     block_max_lead_ms, max_lead_ms),
+           errhint("Take blocks of at most %llu IDs, or have a superuser raise "
+                   "snowflake.block_max_lead for this role (ALTER ROLE ... SET).",
+                   static_cast<unsigned long long>(largest))));
+}
+
+// The block does not fit before the layout's end, though fewer IDs still do.
+pg_noinline void raise_block_past_end(uint64_t n, uint64_t left) {
+  ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+                  errmsg("a block of %llu IDs does not fit before the end of the snowflake layout",
+                         static_cast<unsigned long long>(n)),
+                  errdetail("%llu IDs of this shard remain before the layout's last millisecond.",
+                            static_cast<unsigned long long>(left)),
+                  errhint("Take a smaller block; snowflake.epoch sets where the layout's 69 "
+                          "years begin.")));
 }
 
 pg_noinline void raise_not_a_block(const char *detail_format, long long a, long long b) {
@@ -66,70 +83,93 @@ Block counted(SharedState &state, const Block &b, uint64_t n) {
   return b;
 }
 
-Block take(uint64_t n) {
-  SharedState &state = generating_state();
-  check_snowflake_settings();
-  const uint32_t first_shard = static_cast<uint32_t>(shard_id);
-  const uint32_t count = static_cast<uint32_t>(shard_count);
-  if (first_shard + count - 1 > kMaxShard) raise_shard_range_too_far();
-  ShardSlot *slots = &state.shards[first_shard];
-  const uint64_t epoch = static_cast<uint64_t>(epoch_ms);
-  for (;;) {
-    const Limits limits = stream_limits(&state.reservation, kMaxTimeMs, epoch);
-    if (!block_fits_lead<kSeqBits>(n, limits.max_lead_ms))
-      raise_block_past_lead(n, limits.max_lead_ms);
-    const uint64_t now_ms = clock_now_ms(state.clock);
-    const RangeBlockResult r =
-        count == 1 ? RangeBlockResult{take_block<kSeqBits>(slots[0].last, n, now_ms, 0, limits), 0}
-                   : take_block_in_range<kSeqBits>(slots, count, slots[0].range_floor_ms, n, now_ms,
-                                                   limits);
-    if (r.block.step == Step::kIssued) {
-      after_issue(&state.reservation, (r.block.value >> kSeqBits) + epoch, now_ms + epoch);
-      return counted(state, Block{r.block.first, r.block.value, first_shard + r.shard}, n);
-    }
-    settle(r.block.step, r.block.step == Step::kReserve ? r.block.value + epoch : r.block.value,
-           &state.reservation, "snowflake");
-  }
+// This backend's place in the block line (core/block_line.hpp), given up when the call ends:
+// taken, refused, cancelled, or the backend exiting.
+LinePlace place;
+bool exit_hook_registered = false;
+
+void leave_line(uint64_t now_unix_ms, bool served) {
+  if (place.slot >= 0 && shared != nullptr)
+    line_leave(shared->line, place, now_unix_ms, served);
 }
 
-// Lease mode, as snowflake()'s issue_leased: a block taken while the lease closed or changed
-// is dropped, never returned.
-Block take_leased(uint64_t n) {
-  SharedState &state = generating_state();
-  LeaseSlot &lease = state.lease;
-  const uint64_t epoch = static_cast<uint64_t>(epoch_ms);
-  for (;;) {
-    const uint64_t word = lease.word.load(std::memory_order_seq_cst);
-    int64_t mono;
-    uint64_t now_ms;
-    if (unlikely(!leased_clock_now(state.clock, &now_ms, &mono))) continue;
-    if (unlikely(word == 0 || !(mono < lease.deadline_mono_ns.load(std::memory_order_seq_cst)))) {
-      await_lease(lease);
-      continue;
-    }
-    const uint32_t first_shard = lease_word_first(word), count = lease_word_count(word);
-    Limits limits = stream_limits(&state.reservation, kMaxTimeMs, epoch);
-    if (!block_fits_lead<kSeqBits>(n, limits.max_lead_ms))
-      raise_block_past_lead(n, limits.max_lead_ms);
-    const uint64_t mark = lease.mark_unix_ms.load(std::memory_order_acquire);
-    limits.reserved_ms = std::min(limits.reserved_ms, mark > epoch ? mark - epoch : 0);
-    ShardSlot *slots = &state.shards[first_shard];
-    const RangeBlockResult r =
-        count == 1 ? RangeBlockResult{take_block<kSeqBits>(slots[0].last, n, now_ms, 0, limits), 0}
-                   : take_block_in_range<kSeqBits>(slots, count, slots[0].range_floor_ms, n, now_ms,
-                                                   limits);
-    if (likely(r.block.step == Step::kIssued)) {
-      if (unlikely(lease.word.load(std::memory_order_seq_cst) != word ||
-                   !(mono < lease.deadline_mono_ns.load(std::memory_order_seq_cst))))
-        continue;
-      after_issue(&state.reservation, (r.block.value >> kSeqBits) + epoch, now_ms + epoch);
-      return counted(state, Block{r.block.first, r.block.value, first_shard + r.shard}, n);
-    }
-    if (r.block.step == Step::kReserve)
-      await_lease_cover(state, r.block.value + epoch);
-    else
-      settle(r.block.step, r.block.value, &state.reservation, "snowflake");
+void leave_line_at_exit(int, Datum) { leave_line(0, false); }
+
+// A block (core/issue_loop.hpp's kind) of n IDs from the server's range: snowflake.shard_id and
+// shard_count, or in lease mode the range leased.
+struct BlockKind {
+  SharedState &state;
+  uint64_t n;
+  uint32_t first, count;
+  uint64_t word = 0;  // the lease's, in lease mode
+  uint32_t index = 0;  // kIssued: the block's shard in the range
+  uint64_t first_value = 0;
+  uint64_t now_unix_ms = 0;
+
+  uint64_t origin_unix_ms() const { return static_cast<uint64_t>(epoch_ms); }
+  [[noreturn]] void raise_before_origin(uint64_t unix_ms) {
+    raise_before_epoch(static_cast<int64_t>(unix_ms));
   }
+  [[noreturn]] void raise_exhausted(const IssueStep &r) {
+    if (r.value > 0) raise_block_past_end(n, r.value);
+    glue::raise_exhausted("snowflake");
+  }
+
+  IssueStep step(const IssueInput &in) {
+    const uint64_t epoch = origin_unix_ms();
+    if (in.lease_word != 0) {
+      word = in.lease_word;
+      first = lease_word_first(word);
+      count = lease_word_count(word);
+    }
+    const uint64_t lead =
+        static_cast<uint64_t>(std::min(max_lead_ms, block_max_lead_ms));
+    if (!block_fits_lead<kSeqBits>(n, lead)) raise_block_past_lead(n, lead);
+    const Limits limits{lead, kMaxTimeMs, limit_since(in.limit_unix_ms, epoch)};
+    ShardSlot *slots = &state.shards[first];
+    now_unix_ms = in.now_unix_ms;
+    const RangeBlockResult r =
+        line_take_block<kSeqBits>(state.line, place, slots, count, slots[0].range_floor_ms, n,
+                                  in.now_unix_ms - epoch, in.now_unix_ms, limits);
+    index = r.shard;
+    first_value = r.block.first;
+    if (r.block.step == Step::kExhausted) return IssueStep{Step::kExhausted, r.block.value, 0};
+    return unix_step(r.block.step, r.block.value, r.block.value >> kSeqBits, epoch);
+  }
+};
+
+// The issue loop for a block, leaving the line however it ends. (Nothing here has a
+// destructor, and nothing set inside PG_TRY is read after a longjmp.)
+void take_in_line(BlockKind *kind, IssueStep *out) {
+  if (!exit_hook_registered) {
+    before_shmem_exit(leave_line_at_exit, 0);
+    exit_hook_registered = true;
+  }
+  IssueEnv env = IssueEnv::of(kind->state);
+  PG_TRY();
+  { *out = issue_loop(env, *kind); }
+  PG_CATCH();
+  {
+    leave_line(0, false);
+    PG_RE_THROW();
+  }
+  PG_END_TRY();
+  leave_line(kind->now_unix_ms, true);
+}
+
+Block take(uint64_t n) {
+  SharedState &state = generating_state();
+  BlockKind kind{state, n, 0, 1};
+  if (!lease_mode) {
+    check_snowflake_settings();
+    kind.first = static_cast<uint32_t>(shard_id);
+    kind.count = static_cast<uint32_t>(shard_count);
+    if (kind.first + kind.count - 1 > kMaxShard) raise_shard_range_too_far();
+  }
+  IssueStep r;
+  take_in_line(&kind, &r);
+  if (kind.count > 1) note_range_block(kind.word, kind.first, kind.count, r.value, kind.index);
+  return counted(state, Block{kind.first_value, r.value, kind.first + kind.index}, n);
 }
 
 int64 block_id(uint64_t state_word, uint32_t shard) {
@@ -174,8 +214,7 @@ SNOWFLAKE_FUNCTION(snowflake_block) {
   if (SRF_IS_FIRSTCALL()) {
     const int32 n = PG_GETARG_INT32(0);
     if (!block_size_ok(n)) raise_bad_block_size(n);
-    const Block b =
-        lease_mode ? take_leased(static_cast<uint64_t>(n)) : take(static_cast<uint64_t>(n));
+    const Block b = take(static_cast<uint64_t>(n));
     fctx = SRF_FIRSTCALL_INIT();
     const MemoryContext caller = MemoryContextSwitchTo(fctx->multi_call_memory_ctx);
     const TupleDesc desc = block_row_desc(fcinfo);

@@ -7,6 +7,7 @@
 
 #include "core/chacha.hpp"
 #include "core/generator.hpp"
+#include "core/issue_loop.hpp"
 #include "core/shared_state.hpp"
 #include "core/tsc_clock.hpp"
 

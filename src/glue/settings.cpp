@@ -28,6 +28,7 @@ const char *bad_setting_name = nullptr;
 char bad_setting_value[64];
 bool snowflake_settings_checked = false;
 int max_lead_ms = 1024;
+int block_max_lead_ms = 100;
 int max_clock_offset_ms = 5000;
 int64_t epoch_ms = kDefaultEpochMs;
 int reservation_window_ms = 1000;
@@ -239,10 +240,16 @@ void define_settings() {
       "snowflake.max_lead",
       "How far ahead of the clock IDs may run when a shard's 1,024 "
       "IDs of a millisecond are used up.",
-      "Past this lead, snowflake() waits for the clock, and a block (snowflake_block) that "
-      "would need more is refused. The lead is shared by every session, so the bound is the "
-      "server's, set in its configuration.",
+      "Past this lead, snowflake() waits for the clock. The lead is shared by every session, "
+      "so the bound is the server's, set in its configuration.",
       &max_lead_ms, 1024, 0, 3600000, PGC_SIGHUP, GUC_UNIT_MS, nullptr, nullptr, nullptr);
+  DefineCustomIntVariable(
+      "snowflake.block_max_lead",
+      "How far ahead of the clock a block (snowflake_block) may move its shard's IDs.",
+      "A block of n IDs reaches about n / 1,024 ms ahead; a larger one is refused, and one that "
+      "does not fit yet waits in line. Bounded by snowflake.max_lead too. Only a superuser, or a "
+      "role granted SET on it, changes it: ALTER ROLE ... SET gives a trusted loader more.",
+      &block_max_lead_ms, 100, 0, 3600000, PGC_SUSET, GUC_UNIT_MS, nullptr, nullptr, nullptr);
   DefineCustomStringVariable(
       "snowflake.epoch", "Epoch of snowflake IDs, in milliseconds since 1970-01-01 UTC.",
       "The default is 2020-01-01 00:00:00 UTC. Changing it changes the meaning of every "

@@ -13,6 +13,7 @@ extern int shard_count;  // snowflake.shard_count: snowflake() issues on shard_i
 extern int on_shard_collision;      // snowflake.on_shard_collision: WARNING or ERROR
 extern int shard_id_source;         // the GucSource snowflake.shard_id was last set from
 extern int max_lead_ms;             // snowflake.max_lead
+extern int block_max_lead_ms;       // snowflake.block_max_lead
 extern int max_clock_offset_ms;     // snowflake.max_clock_offset
 extern int64_t epoch_ms;            // snowflake.epoch, parsed
 extern int reservation_window_ms;   // snowflake.reservation_window

@@ -111,73 +111,35 @@ Datum xid_record(FunctionCallInfo fcinfo, const uint8_t id[xid::kBytes]) {
   pg_unreachable();
 }
 
-inline uint64_t checked_sno_clock(uint64_t unix_ms) {
-  if (unlikely(unix_ms < static_cast<uint64_t>(sno::kEpochUnixMs))) raise_before_sno_epoch(unix_ms);
-  return unix_ms;
-}
+// The server's sno stream (core/issue_loop.hpp's kind), one for every metabyte; the partition
+// is the server's shard: snowflake.shard_id (with a range of shards, its first), or in lease
+// mode the first shard of the range leased.
+struct SnoKind {
+  SharedState &state;
+  uint32_t partition;
 
-Datum issued_sno(uint64_t word, uint8_t meta, uint32_t partition) {
-  uint8_t bytes[sno::kBytes];
-  sno::compose_issued(word, meta, static_cast<uint16_t>(partition), bytes);
-  return sno_datum(bytes);
-}
+  uint64_t origin_unix_ms() const { return static_cast<uint64_t>(sno::kEpochUnixMs); }
+  [[noreturn]] void raise_before_origin(uint64_t unix_ms) { raise_before_sno_epoch(unix_ms); }
+  [[noreturn]] void raise_exhausted(const IssueStep &) { glue::raise_exhausted("sno"); }
 
-// The server's shard from the configuration (snowflake.shard_id; with a range of shards, its
-// first): the partition of every sno.
+  IssueStep step(const IssueInput &in) {
+    if (in.lease_word != 0) partition = lease_word_first(in.lease_word);
+    const NextResult r = sno::next(state.streams.sno.last, in.now_unix_ms,
+                                   static_cast<uint64_t>(max_lead_ms), in.limit_unix_ms);
+    return IssueStep{r.step, r.value,
+                     r.step == Step::kIssued ? sno::word_high_unix_ms(r.value) : 0};
+  }
+};
+
 Datum issue(uint8_t meta) {
   SharedState &state = generating_state();
-  check_snowflake_settings();
-  const uint32_t partition = static_cast<uint32_t>(shard_id);
-  std::atomic<uint64_t> &last = state.streams.sno.last;
-  for (;;) {
-    const uint64_t now = checked_sno_clock(clock_now_unix_ms(state.clock));
-    const NextResult r =
-        sno::next(last, now, static_cast<uint64_t>(max_lead_ms),
-                  state.reservation.reserved_unix_ms.load(std::memory_order_acquire));
-    if (likely(r.step == Step::kIssued)) {
-      after_issue(&state.reservation, sno::word_high_unix_ms(r.value), now);
-      return issued_sno(r.value, meta, partition);
-    }
-    settle(r.step, r.value, &state.reservation, "sno");
-  }
-}
-
-// Lease mode: the partition is the leased shard (the range's first), read before issuing and
-// checked again after it, as snowflake() does (snowflake.cpp's issue_leased): a sno issued
-// while the lease closed or changed is dropped. Its limit is the lower of the reservation and
-// the lease's mark.
-Datum issue_leased(uint8_t meta) {
-  SharedState &state = generating_state();
-  LeaseSlot &lease = state.lease;
-  std::atomic<uint64_t> &last = state.streams.sno.last;
-  for (;;) {
-    const uint64_t word = lease.word.load(std::memory_order_seq_cst);
-    // snowflake()'s reading in lease mode: a clock step is reported before a new reading is
-    // taken, never between the reading and the check after the swap.
-    int64_t mono;
-    uint64_t since_epoch_ms;
-    if (unlikely(!leased_clock_now(state.clock, &since_epoch_ms, &mono))) continue;
-    if (unlikely(word == 0 || !(mono < lease.deadline_mono_ns.load(std::memory_order_seq_cst)))) {
-      await_lease(lease);
-      continue;
-    }
-    const uint64_t now = checked_sno_clock(since_epoch_ms + static_cast<uint64_t>(epoch_ms));
-    const uint64_t mark = lease.mark_unix_ms.load(std::memory_order_acquire);
-    const NextResult r = sno::next(
-        last, now, static_cast<uint64_t>(max_lead_ms),
-        std::min(state.reservation.reserved_unix_ms.load(std::memory_order_acquire), mark));
-    if (likely(r.step == Step::kIssued)) {
-      if (unlikely(lease.word.load(std::memory_order_seq_cst) != word ||
-                   !(mono < lease.deadline_mono_ns.load(std::memory_order_seq_cst))))
-        continue;
-      after_issue(&state.reservation, sno::word_high_unix_ms(r.value), now);
-      return issued_sno(r.value, meta, lease_word_first(word));
-    }
-    if (r.step == Step::kReserve)
-      await_lease_cover(state, r.value);
-    else
-      settle(r.step, r.value, &state.reservation, "sno");
-  }
+  if (!lease_mode) check_snowflake_settings();
+  IssueEnv env = IssueEnv::of(state);
+  SnoKind kind{state, static_cast<uint32_t>(shard_id)};
+  const IssueStep r = issue_loop(env, kind);
+  uint8_t bytes[sno::kBytes];
+  sno::compose_issued(r.value, meta, static_cast<uint16_t>(kind.partition), bytes);
+  return sno_datum(bytes);
 }
 
 }  // namespace
@@ -185,7 +147,6 @@ Datum issue_leased(uint8_t meta) {
 SNOWFLAKE_FUNCTION(sno_generate) {
   const int32 meta = PG_GETARG_INT32(0);
   if (unlikely(meta < 0 || meta > 255)) raise_bad_meta(meta);
-  if (unlikely(lease_mode)) return issue_leased(static_cast<uint8_t>(meta));
   return issue(static_cast<uint8_t>(meta));
 }
 

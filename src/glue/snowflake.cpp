@@ -34,130 +34,83 @@ pg_noinline void raise_range_too_far() {
                    static_cast<int>(kMaxShard) - shard_count + 1)));
 }
 
-// snowflake() with snowflake.shard_count above 1: the range from shard_id as one stream
-// (generator.hpp's next_in_range). The cursor keeps this backend's IDs increasing.
+// The range of shards snowflake() issues on: snowflake.shard_id and shard_count, or the range
+// leased. cursor keeps this backend's IDs of a range increasing (generator.hpp's
+// next_in_range); it belongs to the range of cursor_word (a lease word, or the configured range).
 RangeCursor range_cursor;
+uint64_t cursor_word = 0;
 
-int64 issue_range(uint32_t first, uint32_t count) {
-  SharedState &state = generating_state();
-  if (first + count - 1 > kMaxShard) raise_range_too_far();
-  ShardSlot *slots = &state.shards[first];
-  for (;;) {
-    const Limits limits =
-        stream_limits(&state.reservation, kMaxTimeMs, static_cast<uint64_t>(epoch_ms));
-    const uint64_t now_ms = clock_now_ms(state.clock);
-    const RangeResult r = next_in_range<kSeqBits>(slots, count, slots[0].range_floor_ms,
-                                                  range_cursor, now_ms, limits);
-    if (likely(r.step == Step::kIssued)) {
-      after_issue(&state.reservation, (r.value >> kSeqBits) + static_cast<uint64_t>(epoch_ms),
-                  now_ms + static_cast<uint64_t>(epoch_ms));
-      return static_cast<int64>(pack(r.value >> kSeqBits, first + r.shard, r.value & kMaxSeq));
-    }
-    settle(r.step, r.step == Step::kReserve ? r.value + static_cast<uint64_t>(epoch_ms) : r.value,
-           &state.reservation, "snowflake");
-  }
+inline uint64_t config_range_word(uint32_t first, uint32_t count) {
+  return lease_word(0, first, count);
 }
 
-int64 issue(uint32_t shard) {
-  SharedState &state = generating_state();
-  std::atomic<uint64_t> &slot = state.shards[shard].last;
-  for (;;) {
-    const Limits limits =
-        stream_limits(&state.reservation, kMaxTimeMs, static_cast<uint64_t>(epoch_ms));
-    const uint64_t now_ms = clock_now_ms(state.clock);
-    const NextResult r = next_state<kSeqBits>(slot, now_ms, limits);
-    if (likely(r.step == Step::kIssued)) {
-      after_issue(&state.reservation, (r.value >> kSeqBits) + static_cast<uint64_t>(epoch_ms),
-                  now_ms + static_cast<uint64_t>(epoch_ms));
-      return static_cast<int64>(pack(r.value >> kSeqBits, shard, r.value & kMaxSeq));
-    }
-    settle(r.step, r.step == Step::kReserve ? r.value + static_cast<uint64_t>(epoch_ms) : r.value,
-           &state.reservation, "snowflake");
+// The range's cursor, reset when the range changed (a new lease, a reload).
+RangeCursor &cursor_for(uint64_t word) {
+  if (unlikely(word != cursor_word)) {
+    range_cursor = RangeCursor{};
+    cursor_word = word;
   }
+  return range_cursor;
 }
 
-// Lease mode: the range the lease holds, read before issuing and checked again after it
-// (core/lease.hpp's LeaseSlot): a value issued while the lease closed or changed is dropped, never
-// returned. Its limit is the lower of the reservation and the mark stored in etcd. shard is
-// snowflake(shard)'s, or -1 for the range.
-uint64_t leased_word = 0;  // the lease this backend's range cursor belongs to
+// One snowflake ID (core/issue_loop.hpp's kind): of shard (snowflake(shard)), or with shard -1
+// of the server's range, first and count shards (config mode; in lease mode the range leased).
+struct SnowflakeKind {
+  SharedState &state;
+  int32 shard;
+  uint32_t first, count;
+  uint32_t issued_shard = 0;
 
-// The IDs' clock for a leased ID, in ms since the epoch, and its monotonic reading; false
-// after reporting a clock step. The WARNING goes out before a new reading is taken, never
-// between the reading and the check after the swap: a client that does not read its socket
-// would hold the backend there, past the deadline the reading is checked against.
-bool leased_clock(ClockState &clock, uint64_t *now_ms, int64_t *mono) {
-  const ClockTick tick = clock_now(
-      clock, local_clock, [] { return read_mono_fast(); },
-      [] { return read_clock(CLOCK_MONOTONIC); }, [] { return read_clock(CLOCK_REALTIME); });
-  if (unlikely(tick.event != ClockEvent::kNone)) {
-    report_clock_event(tick);
-    return false;
+  uint64_t origin_unix_ms() const { return static_cast<uint64_t>(epoch_ms); }
+  [[noreturn]] void raise_before_origin(uint64_t unix_ms) {
+    raise_before_epoch(static_cast<int64_t>(unix_ms));
   }
-  const int64_t unix_ms = tick.unix_ns / 1000000;
-  if (unlikely(unix_ms < epoch_ms)) raise_before_epoch(unix_ms);
-  *now_ms = static_cast<uint64_t>(unix_ms - epoch_ms);
-  *mono = tick.mono_ns;
-  return true;
-}
+  [[noreturn]] void raise_exhausted(const IssueStep &) { glue::raise_exhausted("snowflake"); }
 
-int64 issue_leased(int32 shard) {
-  SharedState &state = generating_state();
-  LeaseSlot &lease = state.lease;
-  const uint64_t epoch = static_cast<uint64_t>(epoch_ms);
-  for (;;) {
-    const uint64_t word = lease.word.load(std::memory_order_seq_cst);
-    // The clock's own monotonic reading serves the lease's checks: no second reading per ID.
-    int64_t mono;
-    uint64_t now_ms;
-    if (unlikely(!leased_clock(state.clock, &now_ms, &mono))) continue;
-    if (unlikely(word == 0 || !(mono < lease.deadline_mono_ns.load(std::memory_order_seq_cst)))) {
-      await_lease(lease);
-      continue;
+  IssueStep step(const IssueInput &in) {
+    const uint64_t epoch = origin_unix_ms();
+    uint64_t word = config_range_word(first, count);
+    if (in.lease_word != 0) {
+      word = in.lease_word;
+      first = lease_word_first(word);
+      count = lease_word_count(word);
+      if (shard >= 0 &&
+          (static_cast<uint32_t>(shard) < first || static_cast<uint32_t>(shard) >= first + count))
+        raise_shard_not_leased(shard, word);
     }
-    const uint32_t first = lease_word_first(word), count = lease_word_count(word);
-    if (shard >= 0 &&
-        (static_cast<uint32_t>(shard) < first || static_cast<uint32_t>(shard) >= first + count))
-      raise_shard_not_leased(shard, word);
-    if (unlikely(word != leased_word)) {
-      range_cursor = RangeCursor{};
-      leased_word = word;
-    }
-    Limits limits = stream_limits(&state.reservation, kMaxTimeMs, epoch);
-    const uint64_t mark = lease.mark_unix_ms.load(std::memory_order_acquire);
-    limits.reserved_ms = std::min(limits.reserved_ms, mark > epoch ? mark - epoch : 0);
-    uint64_t value;
-    uint32_t issued_shard;
-    Step step;
+    // A block that waited in line long enough has the shards to itself (block_line.hpp).
+    if (unlikely(state.line.singles_paused())) return IssueStep{Step::kWait, 1, 0};
+    const Limits limits{static_cast<uint64_t>(max_lead_ms), kMaxTimeMs,
+                        limit_since(in.limit_unix_ms, epoch)};
+    const uint64_t now_ms = in.now_unix_ms - epoch;
     if (shard >= 0 || count == 1) {
       issued_shard = shard >= 0 ? static_cast<uint32_t>(shard) : first;
       const NextResult r = next_state<kSeqBits>(state.shards[issued_shard].last, now_ms, limits);
-      step = r.step;
-      value = r.value;
-    } else {
-      ShardSlot *slots = &state.shards[first];
-      const RangeResult r = next_in_range<kSeqBits>(slots, count, slots[0].range_floor_ms,
-                                                    range_cursor, now_ms, limits);
-      step = r.step;
-      value = r.value;
-      issued_shard = first + r.shard;
+      return unix_step(r.step, r.value, r.value >> kSeqBits, epoch);
     }
-    if (likely(step == Step::kIssued)) {
-      // Checked again after the compare-and-swap: a lease closed or changed meanwhile drops
-      // the value. (Against the reading taken before the swap, a few instructions earlier:
-      // only a backend stalled for over lease_ttl - lease_fail_after right there could issue
-      // after the deadline, and the mark still keeps its ID unique.)
-      if (unlikely(lease.word.load(std::memory_order_seq_cst) != word ||
-                   !(mono < lease.deadline_mono_ns.load(std::memory_order_seq_cst))))
-        continue;
-      after_issue(&state.reservation, (value >> kSeqBits) + epoch, now_ms + epoch);
-      return static_cast<int64>(pack(value >> kSeqBits, issued_shard, value & kMaxSeq));
-    }
-    if (step == Step::kReserve)
-      await_lease_cover(state, value + epoch);
-    else
-      settle(step, value, &state.reservation, "snowflake");
+    ShardSlot *slots = &state.shards[first];
+    const RangeResult r = next_in_range<kSeqBits>(slots, count, slots[0].range_floor_ms,
+                                                  cursor_for(word), now_ms, limits);
+    issued_shard = first + r.shard;
+    return unix_step(r.step, r.value, r.value >> kSeqBits, epoch);
   }
+};
+
+int64 issue(int32 shard) {
+  SharedState &state = generating_state();
+  uint32_t first = 0, count = 1;
+  if (!lease_mode) {
+    if (shard < 0) {
+      check_snowflake_settings();
+      first = static_cast<uint32_t>(shard_id);
+      count = static_cast<uint32_t>(shard_count);
+      if (first + count - 1 > kMaxShard) raise_range_too_far();
+    }
+  }
+  IssueEnv env = IssueEnv::of(state);
+  SnowflakeKind kind{state, shard, first, count};
+  const IssueStep r = issue_loop(env, kind);
+  return static_cast<int64>(pack(r.value >> kSeqBits, kind.issued_shard, r.value & kMaxSeq));
 }
 
 TimestampTz id_timestamp(uint64_t id, int64_t epoch = epoch_ms) {
@@ -218,9 +171,17 @@ Datum out_record(FunctionCallInfo fcinfo, const Datum *values, int count) {
   return HeapTupleGetDatum(heap_form_tuple(desc, const_cast<Datum *>(values), nulls));
 }
 
-// For the blocks (block.cpp), which take from the same streams, and sno() in lease mode.
-bool leased_clock_now(ClockState &clock, uint64_t *now_ms, int64_t *mono) {
-  return leased_clock(clock, now_ms, mono);
+// A block of a range (block.cpp), taken by this backend: its next IDs of the range come after
+// it, as with one shard. word is the range's (lease word, or 0 with the configured range of
+// first and count); last is the block's last state word, on the range's shard index.
+void note_range_block(uint64_t word, uint32_t first, uint32_t count, uint64_t last,
+                      uint32_t index) {
+  RangeCursor &cursor = cursor_for(word != 0 ? word : config_range_word(first, count));
+  const uint64_t ms = last >> kSeqBits;
+  if (ms > cursor.ms || (ms == cursor.ms && index > cursor.shard)) {
+    cursor.ms = ms;
+    cursor.shard = index;
+  }
 }
 
 void raise_shard_range_too_far() {
@@ -230,20 +191,12 @@ void raise_shard_range_too_far() {
 
 }  // namespace snowflake::glue
 
-SNOWFLAKE_FUNCTION(snowflake_generate) {
-  if (unlikely(lease_mode)) return Int64GetDatum(issue_leased(-1));
-  check_snowflake_settings();
-  if (shard_count > 1)
-    return Int64GetDatum(
-        issue_range(static_cast<uint32_t>(shard_id), static_cast<uint32_t>(shard_count)));
-  return Int64GetDatum(issue(static_cast<uint32_t>(shard_id)));
-}
+SNOWFLAKE_FUNCTION(snowflake_generate) { return Int64GetDatum(issue(-1)); }
 
 SNOWFLAKE_FUNCTION(snowflake_generate_shard) {
   const int32 shard = PG_GETARG_INT32(0);
   if (shard < 0 || static_cast<uint32_t>(shard) > kMaxShard) raise_bad_shard(shard);
-  if (unlikely(lease_mode)) return Int64GetDatum(issue_leased(shard));
-  return Int64GetDatum(issue(static_cast<uint32_t>(shard)));
+  return Int64GetDatum(issue(shard));
 }
 
 SNOWFLAKE_FUNCTION(snowflake_timestamp) {

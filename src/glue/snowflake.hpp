@@ -19,9 +19,10 @@ inline uint64_t checked_id(int64 id, const char *kind = "snowflake") {
 // NULL).
 Datum out_record(FunctionCallInfo fcinfo, const Datum *values, int count);
 
-// Lease mode's reading of the IDs' clock (ms since the epoch, and the monotonic reading the
-// lease's deadline is checked against); false after reporting a clock step: read again.
-bool leased_clock_now(ClockState &clock, uint64_t *now_ms, int64_t *mono);
+// A block of a range of shards taken by this backend (block.cpp): this backend's next
+// snowflake() IDs of the range come after it. word: the lease's, or 0 for the configured range
+// first .. first + count - 1; last: the block's last state word; index: its shard in the range.
+void note_range_block(uint64_t word, uint32_t first, uint32_t count, uint64_t last, uint32_t index);
 // snowflake.shard_id with snowflake.shard_count reaches past the last shard.
 [[noreturn]] void raise_shard_range_too_far();
 

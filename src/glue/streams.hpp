@@ -2,6 +2,9 @@
 // limits of a stream, and what a generator does when its step issued nothing.
 #pragma once
 
+#include "core/issue_loop.hpp"
+
+#include "glue/lease_wait.hpp"
 #include "glue/pg.hpp"
 #include "glue/system_clock.hpp"
 #include "glue/reservation.hpp"
@@ -37,28 +40,73 @@ inline void after_issue(Reservation *r, uint64_t unix_ms, uint64_t now_unix_ms) 
     request_reservation(*r, unix_ms);
 }
 
-// The limits of a stream whose milliseconds count from origin_unix_ms.
-inline Limits stream_limits(const Reservation *r, uint64_t max_ms, uint64_t origin_unix_ms) {
-  uint64_t reserved = UINT64_MAX;
-  if (r != nullptr) {
-    const uint64_t unix_ms = r->reserved_unix_ms.load(std::memory_order_acquire);
-    reserved = unix_ms > origin_unix_ms ? unix_ms - origin_unix_ms : 0;
+// The server's side of the one issue loop (core/issue_loop.hpp): the IDs' clock, the
+// reservation (nullptr: a backend without the shared state, nothing durable) and, in lease
+// mode, the lease of state.
+class IssueEnv {
+ public:
+  IssueEnv(ClockState &clock, Reservation *reservation, SharedState *leased)
+      : clock_(clock),
+        reservation_(reservation),
+        state_(leased),
+        lease_(leased != nullptr ? &leased->lease : nullptr) {}
+  // The shared state's streams: leased in lease mode.
+  static IssueEnv of(SharedState &state) {
+    return IssueEnv(state.clock, &state.reservation, lease_mode ? &state : nullptr);
   }
-  return Limits{static_cast<uint64_t>(max_lead_ms), max_ms, reserved};
-}
 
-// What a generator does when its step issued nothing, before it tries again: extend the
-// reservation to cover value (kReserve, in Unix ms), wait value ms for the clock at
-// snowflake.max_lead (kWait, counted for snowflake_status()), or raise the ERROR that the
-// kind's range is used up (kExhausted).
-inline void settle(Step step, uint64_t value, Reservation *r, const char *kind) {
-  if (step == Step::kReserve) {
-    await_reservation(value);
-  } else if (step == Step::kWait) {
-    if (r != nullptr) r->lead_waits.fetch_add(1, std::memory_order_relaxed);
-    wait_for_clock(value);
-  } else {
-    raise_exhausted(kind);
+  LeaseSlot *lease() const { return lease_; }
+  // A clock step is reported before a new reading is taken, never between the reading and the
+  // check after the swap: a client that does not read its socket would hold the backend
+  // there, past the deadline the reading is checked against.
+  bool read_clock(ClockReading *out) {
+    const ClockTick tick = clock_now(
+        clock_, local_clock, [] { return read_mono_fast(); },
+        [] { return read_clock_ns(CLOCK_MONOTONIC); },
+        [] { return read_clock_ns(CLOCK_REALTIME); });
+    if (unlikely(tick.event != ClockEvent::kNone)) {
+      report_clock_event(tick);
+      return false;
+    }
+    out->unix_ms = static_cast<uint64_t>(tick.unix_ns / 1000000);
+    out->mono_ns = tick.mono_ns;
+    return true;
+  }
+  uint64_t reserved_unix_ms() const {
+    return reservation_ != nullptr ? reservation_->reserved_unix_ms.load(std::memory_order_acquire)
+                                   : UINT64_MAX;
+  }
+  void await_lease() { glue::await_lease(*lease_); }
+  void await_cover(uint64_t unix_ms) { await_lease_cover(*state_, unix_ms); }
+  void await_reservation(uint64_t unix_ms) { glue::await_reservation(unix_ms); }
+  // At a lead bound: counted for snowflake_status(), then the clock moves.
+  void wait_for_clock(uint64_t ms) {
+    if (reservation_ != nullptr) reservation_->lead_waits.fetch_add(1, std::memory_order_relaxed);
+    glue::wait_for_clock(ms);
+  }
+  void after_issue(uint64_t high_unix_ms, uint64_t now_unix_ms) {
+    glue::after_issue(reservation_, high_unix_ms, now_unix_ms);
+  }
+
+ private:
+  static int64_t read_clock_ns(clockid_t id) { return glue::read_clock(id); }
+  ClockState &clock_;
+  Reservation *reservation_;
+  SharedState *state_;
+  LeaseSlot *lease_;
+};
+
+// A step's result in a stream's own milliseconds (counted from origin_unix_ms, the clock's
+// stream_ms in the same count) as the loop's, in Unix milliseconds: kReserve's millisecond
+// is one the reservation must exceed.
+inline IssueStep unix_step(Step step, uint64_t value, uint64_t high_ms, uint64_t origin_unix_ms) {
+  switch (step) {
+    case Step::kIssued:
+      return IssueStep{step, value, high_ms + origin_unix_ms};
+    case Step::kReserve:
+      return IssueStep{step, value + origin_unix_ms, 0};
+    default:
+      return IssueStep{step, value, 0};
   }
 }
 

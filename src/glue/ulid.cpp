@@ -149,33 +149,47 @@ SNOWFLAKE_FUNCTION(ulid_at) {
   return ulid_datum(bytes);
 }
 
-SNOWFLAKE_FUNCTION(ulid_generate) {
-  const Sources128 src = sources128();
-  // Random bits are drawn only for a value that starts a new millisecond; within one the
-  // next value is the previous plus one.
+// The server's ULID stream (core/issue_loop.hpp's kind): 80 random bits drawn for a value that
+// starts a new millisecond; within one, the previous value plus one.
+struct UlidKind {
+  Streams128 &streams;
   bool have_random = false;
   u128 random = 0;
-  for (;;) {
-    const uint64_t now_ms = clock_now_unix_ms(src.clock);
-    if (!have_random && src.streams.ulid.likely_new_ms(now_ms)) {
-      random = random_u80();
-      have_random = true;
-    }
-    const UlidNext r = ulid_next(src.streams.ulid, now_ms, have_random, random,
-                                 stream_limits(src.reservation, kMaxUnixMs48, 0));
-    if (likely(r.step == Step::kIssued)) {
-      after_issue(src.reservation, static_cast<uint64_t>(r.value >> kUlidRandomBits), now_ms);
-      uint8_t bytes[16];
-      store_be128(bytes, r.value);
-      return ulid_datum(bytes);
-    }
+  u128 issued = 0;
+
+  uint64_t origin_unix_ms() const { return 0; }
+  [[noreturn]] void raise_before_origin(uint64_t) { pg_unreachable(); }
+  [[noreturn]] void raise_exhausted(const IssueStep &) { glue::raise_exhausted("ulid"); }
+
+  IssueStep step(const IssueInput &in) {
+    if (!have_random && streams.ulid.likely_new_ms(in.now_unix_ms)) draw();
+    const Limits limits{static_cast<uint64_t>(max_lead_ms), kMaxUnixMs48, in.limit_unix_ms};
+    UlidNext r = ulid_next(streams.ulid, in.now_unix_ms, have_random, random, limits);
     if (r.step == Step::kNeedRandom) {
-      random = random_u80();
-      have_random = true;
-      continue;
+      draw();
+      r = ulid_next(streams.ulid, in.now_unix_ms, have_random, random, limits);
     }
-    settle(r.step, r.wait_ms, src.reservation, "ulid");
+    if (r.step == Step::kIssued) {
+      issued = r.value;
+      return IssueStep{r.step, 0, static_cast<uint64_t>(r.value >> kUlidRandomBits)};
+    }
+    // kNeedRandom cannot come twice: the second call has random bits.
+    return unix_step(r.step, r.wait_ms, 0, 0);
   }
+  void draw() {
+    random = random_u80();
+    have_random = true;
+  }
+};
+
+SNOWFLAKE_FUNCTION(ulid_generate) {
+  const Sources128 src = sources128();
+  IssueEnv env(src.clock, src.reservation, nullptr);
+  UlidKind kind{src.streams};
+  (void)issue_loop(env, kind);
+  uint8_t bytes[16];
+  store_be128(bytes, kind.issued);
+  return ulid_datum(bytes);
 }
 
 SNOWFLAKE_FUNCTION(ulid_from_time) {

@@ -24,22 +24,33 @@ Datum uuid_datum(const uint8_t bytes[16]) {
 
 }  // namespace
 
+// The server's UUIDv7 stream (core/issue_loop.hpp's kind): a 12-bit counter under each
+// millisecond, no shard and no lease.
+struct Uuidv7Kind {
+  Streams128 &streams;
+
+  uint64_t origin_unix_ms() const { return 0; }
+  [[noreturn]] void raise_before_origin(uint64_t) { pg_unreachable(); }
+  [[noreturn]] void raise_exhausted(const IssueStep &) { glue::raise_exhausted("uuidv7"); }
+
+  IssueStep step(const IssueInput &in) {
+    const NextResult r = next_state<kUuidCounterBits>(
+        streams.uuid.last, in.now_unix_ms,
+        Limits{static_cast<uint64_t>(max_lead_ms), kMaxUnixMs48, in.limit_unix_ms});
+    return unix_step(r.step, r.value, r.value >> kUuidCounterBits, 0);
+  }
+};
+
 SNOWFLAKE_FUNCTION(snowflake_uuidv7) {
   const Sources128 src = sources128();
   const uint64_t rand_b = random_u64();
-  for (;;) {
-    const uint64_t now_ms = clock_now_unix_ms(src.clock);
-    const NextResult r = next_state<kUuidCounterBits>(
-        src.streams.uuid.last, now_ms, stream_limits(src.reservation, kMaxUnixMs48, 0));
-    if (likely(r.step == Step::kIssued)) {
-      after_issue(src.reservation, r.value >> kUuidCounterBits, now_ms);
-      uint8_t bytes[16];
-      uuidv7_compose(bytes, r.value >> kUuidCounterBits,
-                     static_cast<uint32_t>(r.value & ((1u << kUuidCounterBits) - 1)), rand_b);
-      return uuid_datum(bytes);
-    }
-    settle(r.step, r.value, src.reservation, "uuidv7");
-  }
+  IssueEnv env(src.clock, src.reservation, nullptr);
+  Uuidv7Kind kind{src.streams};
+  const uint64_t value = issue_loop(env, kind).value;
+  uint8_t bytes[16];
+  uuidv7_compose(bytes, value >> kUuidCounterBits,
+                 static_cast<uint32_t>(value & ((1u << kUuidCounterBits) - 1)), rand_b);
+  return uuid_datum(bytes);
 }
 
 SNOWFLAKE_FUNCTION(uuidv7_from_time) {

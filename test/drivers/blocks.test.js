@@ -41,11 +41,16 @@ test('the client rule gives the IDs of snowflake_block_ids()', async () => {
       text: 'SELECT array_agg(id ORDER BY ord)::text FROM snowflake_block_ids($1, $2) WITH ORDINALITY AS t(id, ord)',
       values: [b.first, b.last],
     })
-    const client_ = [...blockIds(b.first, b.last)]
+    const client_ = [...blockIds(b.first, b.last, b.count)]
     assert.equal(client_.length, n)
     assert.equal('{' + client_.join(',') + '}', server.rows[0].array_agg, `a block of ${n}`)
   }
-  assert.throws(() => [...blockIds(5n << 23n, 4n << 23n)], RangeError)
+  assert.throws(() => [...blockIds(5n << 23n, 4n << 23n, 1)], RangeError)
+  // The first of one block and the last of another are not a block.
+  const { rows: [a] } = await client.query('SELECT first, last, count FROM snowflake_block(100)')
+  await client.query('SELECT snowflake_block(5000)')
+  const { rows: [c] } = await client.query('SELECT first, last, count FROM snowflake_block(100)')
+  assert.throws(() => blockIds(a.first, c.last, a.count).next(), RangeError)
 })
 
 test('the client rule refuses the pairs that snowflake_block_ids() refuses', async () => {
@@ -57,10 +62,10 @@ test('the client rule refuses the pairs that snowflake_block_ids() refuses', asy
     await assert.rejects(
       client.query('SELECT count(*) FROM snowflake_block_ids($1, $2)', [String(first), String(last)]),
       (e) => e.code === '22023' || e.code === '22003')
-    assert.throws(() => blockIds(first, last).next(), RangeError, `${first}, ${last}`)
+    assert.throws(() => blockIds(first, last, 1n << 20n).next(), RangeError, `${first}, ${last}`)
   }
   let count = 0
-  for (const _ of blockIds(ms << 23n, ((ms + 1023n) << 23n) | 1023n)) count++
+  for (const _ of blockIds(ms << 23n, ((ms + 1023n) << 23n) | 1023n, 1n << 20n)) count++
   assert.equal(count, 1 << 20)
 })
 

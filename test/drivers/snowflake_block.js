@@ -5,16 +5,18 @@ const { Readable } = require('node:stream')
 const { pipeline } = require('node:stream/promises')
 const { from: copyFrom } = require('pg-copy-streams')
 
-// Every ID of the block from first to last (BigInt, or the strings pg returns), in order.
-function* blockIds(first, last) {
+// Every ID of the block (first, last, count) that snowflake_block() returned (BigInt, or the
+// strings pg returns), in order.
+function* blockIds(first, last, count) {
   first = BigInt(first)
   last = BigInt(last)
+  count = BigInt(count)
   const shard = first & (0x1fffn << 10n)
   const span = (((last >> 23n) - (first >> 23n)) << 10n) + (last & 0x3ffn) - (first & 0x3ffn)
   // As snowflake_block_ids(): IDs are positive bigints, a block is on one shard, of 1 to
-  // 1,048,576 IDs.
+  // 1,048,576 IDs; and it holds count IDs, so that the ends of two blocks are refused.
   if (first < 0n || last < first || last >= 1n << 63n || (last & (0x1fffn << 10n)) !== shard ||
-      span >= 1n << 20n) throw new RangeError('not a block')
+      span + 1n !== count || count > 1n << 20n) throw new RangeError('not a block')
   for (let id = first; ; id = (id & 0x3ffn) !== 0x3ffn ? id + 1n : (((id >> 23n) + 1n) << 23n) | shard) {
     yield id
     if (id === last) return
@@ -25,9 +27,9 @@ function* blockIds(first, last) {
 // from blocks of blockSize taken in one query before the COPY starts.
 async function copyWithBlocks(client, table, columns, rows, count, blockSize = 10000) {
   const { rows: blocks } = await client.query(
-    'SELECT b.first, b.last FROM generate_series(0, $1 - 1) g, LATERAL snowflake_block(least($2, $3 - g * $2)) b',
+    'SELECT b.first, b.last, b.count FROM generate_series(0, $1 - 1) g, LATERAL snowflake_block(least($2, $3 - g * $2)) b',
     [Math.ceil(count / blockSize), blockSize, count])
-  const ids = (function* () { for (const b of blocks) yield* blockIds(b.first, b.last) })()
+  const ids = (function* () { for (const b of blocks) yield* blockIds(b.first, b.last, b.count) })()
   async function* lines() {
     let chunk = ''
     for (const row of rows) {

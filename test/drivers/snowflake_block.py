@@ -1,16 +1,18 @@
 """ID blocks in a Python client: the next-ID rule of a block from snowflake_block(n), and keys
 handed out from blocks (docs/applications.md, "ID blocks", shows this module)."""
 import itertools
+import threading
 
 
-def block_ids(first, last):
-    """Every ID of the block from first to last, in order."""
+def block_ids(first, last, count):
+    """Every ID of the block (first, last, count) that snowflake_block() returned, in order."""
     shard = first & (0x1FFF << 10)
     span = (((last >> 23) - (first >> 23)) << 10) + (last & 0x3FF) - (first & 0x3FF)
     # As snowflake_block_ids(): IDs are positive bigints, a block is on one shard, of 1 to
-    # 1,048,576 IDs.
-    if not 0 <= first <= last < 1 << 63 or last & (0x1FFF << 10) != shard or span >= 1 << 20:
-        raise ValueError(f"{first}, {last} are not the ends of a block")
+    # 1,048,576 IDs; and it holds count IDs, so that the ends of two blocks are refused.
+    if (not 0 <= first <= last < 1 << 63 or last & (0x1FFF << 10) != shard
+            or span + 1 != count or count > 1 << 20):
+        raise ValueError(f"{first}, {last}, {count} are not a block")
     id = first
     while True:  # a millisecond's sequences, then sequence 0 of the next millisecond
         end = min(id | 0x3FF, last)
@@ -21,20 +23,22 @@ def block_ids(first, last):
 
 
 class IdBlocks:
-    """Keys from blocks of size: take(n) returns (first, last) of snowflake_block(n)."""
+    """Keys from blocks of size, for every thread of a process: take(n) returns (first, last,
+    count) of snowflake_block(n). A block's IDs that are not handed out are kept, not dropped."""
 
     def __init__(self, take, size=1000):
         self.take, self.size, self.ids = take, size, iter(())
+        self.lock = threading.Lock()
 
     def next_id(self):
-        for id in self.ids:
-            return id
-        self.ids = block_ids(*self.take(self.size))
-        return next(self.ids)
+        return self.next_ids(1)[0]
 
     def next_ids(self, count):
-        ids = list(itertools.islice(self.ids, count))
-        while len(ids) < count:
-            self.ids = block_ids(*self.take(self.size))
-            ids += itertools.islice(self.ids, count - len(ids))
-        return ids
+        with self.lock:
+            ids = list(itertools.islice(self.ids, count))
+            while len(ids) < count:
+                # A block of what is missing when that is more than size (at most 1,048,576).
+                n = min(max(self.size, count - len(ids)), 1 << 20)
+                self.ids = block_ids(*self.take(n))
+                ids += itertools.islice(self.ids, count - len(ids))
+            return ids

@@ -55,11 +55,11 @@ class Blocks(unittest.TestCase):
             self.assertEqual((first >> 10) & 0x1FFF, ids.SHARD)
             server = [r[0] for r in self.conn.execute(
                 "SELECT snowflake_block_ids(%s, %s)", [first, last])]
-            client = list(block_ids(first, last))
+            client = list(block_ids(first, last, count))
             self.assertEqual(len(client), n)
             self.assertEqual(client, server, f"a block of {n}")
         with self.assertRaises(ValueError):
-            list(block_ids(last, first))
+            list(block_ids(last, first, 1))
 
     def test_client_refuses_what_the_server_refuses(self):
         ms = 1 << 30
@@ -70,9 +70,59 @@ class Blocks(unittest.TestCase):
                                       [first, last])
                 self.assertIn(server.exception.sqlstate, ("22023", "22003"))
                 with self.assertRaises(ValueError):
-                    next(block_ids(first, last))
+                    next(block_ids(first, last, 1 << 20))
         # The largest block is still a block.
-        self.assertEqual(sum(1 for _ in block_ids(ms << 23, (ms + 1023) << 23 | 1023)), 1 << 20)
+        self.assertEqual(
+            sum(1 for _ in block_ids(ms << 23, (ms + 1023) << 23 | 1023, 1 << 20)), 1 << 20)
+
+    def test_client_refuses_the_ends_of_two_blocks(self):
+        a = self.conn.execute("SELECT first, last, count FROM snowflake_block(100)").fetchone()
+        self.conn.execute("SELECT snowflake_block(5000)")
+        b = self.conn.execute("SELECT first, last, count FROM snowflake_block(100)").fetchone()
+        self.assertEqual(len(list(block_ids(*a))), 100)
+        with self.assertRaises(ValueError):
+            next(block_ids(a[0], b[1], a[2]))
+
+    def test_one_allocator_for_many_threads(self):
+        """IdBlocks shared by 8 threads: no key twice, every key in a block the server gave,
+        nothing dropped but the last block's rest, and empty and huge requests."""
+        conn = psycopg.connect("", autocommit=True)
+        taken, conn_lock = [], threading.Lock()
+
+        def take(n):
+            with conn_lock:
+                row = conn.execute("SELECT first, last, count FROM snowflake_block(%s)",
+                                   [n]).fetchone()
+            taken.append(row)
+            return row
+
+        keys = IdBlocks(take, 1000)
+        got, errors = [[] for _ in range(8)], []
+
+        def work(i):
+            try:
+                for k in range(300):
+                    got[i].extend(keys.next_ids(k % 7) if k % 3 else [keys.next_id()])
+            except Exception as e:  # reported by the main thread
+                errors.append(e)
+
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(errors, [])
+        self.assertEqual(keys.next_ids(0), [])
+        huge = keys.next_ids(1500000)
+        conn.close()
+        handed = [k for g in got for k in g] + huge
+        self.assertEqual(len(handed), len(set(handed)))
+        reserved = [k for t in taken for k in block_ids(*t)]
+        self.assertTrue(set(handed) <= set(reserved))
+        # Only the last block's rest is left over: nothing was dropped on the way.
+        self.assertLess(len(reserved) - len(handed), 1 << 20)
+        for g in got:
+            self.assertEqual(g, sorted(g))
 
     def test_keys_from_blocks_beside_default_rows(self):
         self.conn.execute("DROP TABLE IF EXISTS block_rows; CREATE TABLE block_rows "
@@ -96,7 +146,7 @@ class Blocks(unittest.TestCase):
             # Blocks come through a second connection: this one is busy with the COPY.
             keys_conn = psycopg.connect("", autocommit=True)
             take = lambda n: keys_conn.execute(
-                "SELECT first, last FROM snowflake_block(%s)", [n]).fetchone()
+                "SELECT first, last, count FROM snowflake_block(%s)", [n]).fetchone()
             for size in SIZES:
                 keys = IdBlocks(take, size)
                 with self.conn.cursor().copy("COPY block_rows (id, src) FROM STDIN") as copy:

@@ -177,6 +177,11 @@ class DjangoRecipe(unittest.TestCase):
         with connection.cursor() as cur:
             cur.execute("SELECT count(*) FROM snowflake_block_ids(%s, %s)", [keys[0], keys[-1]])
             self.assertEqual(cur.fetchone()[0], 1000)
+        # An empty list does nothing; a generator is taken whole.
+        self.assertEqual(self.ns["bulk_create_with_block"](Order, []), [])
+        made = self.ns["bulk_create_with_block"](Order, (Order(item=f"gen {i}") for i in range(5)))
+        self.assertEqual(len({o.pk for o in made}), 5)
+        self.assertEqual(Order.objects.filter(item__startswith="gen ").count(), 5)
 
 
 if __name__ == "__main__":

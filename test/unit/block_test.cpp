@@ -115,15 +115,17 @@ TEST(BlockTest, TheLargestBlockFitsAtTheDefaultLeadAndTheNextWaits) {
 }
 
 TEST(BlockTest, ABlockFitsTheLeadBoundWhenItsSpanDoes) {
-  EXPECT_EQ(block_span_ms<kSeqBits>(1), 1u);
+  EXPECT_EQ(block_span_ms<kSeqBits>(1), 0u);
   EXPECT_EQ(block_span_ms<kSeqBits>(1024), 1u);
-  EXPECT_EQ(block_span_ms<kSeqBits>(1025), 2u);
+  EXPECT_EQ(block_span_ms<kSeqBits>(1025), 1u);
+  EXPECT_EQ(block_span_ms<kSeqBits>(1026), 2u);
   EXPECT_EQ(block_span_ms<kSeqBits>(kMaxBlockValues), 1024u);
-  EXPECT_FALSE(block_fits_lead<kSeqBits>(1, 0));
+  EXPECT_TRUE(block_fits_lead<kSeqBits>(1, 0));
   EXPECT_TRUE(block_fits_lead<kSeqBits>(kMaxBlockValues, 1024));  // the default
   EXPECT_FALSE(block_fits_lead<kSeqBits>(kMaxBlockValues, 1023));
   EXPECT_TRUE(block_fits_lead<kSeqBits>(100 * 1024, 100));
-  EXPECT_FALSE(block_fits_lead<kSeqBits>(100 * 1024 + 1, 100));
+  EXPECT_TRUE(block_fits_lead<kSeqBits>(100 * 1024 + 1, 100));
+  EXPECT_FALSE(block_fits_lead<kSeqBits>(101 * 1024 - 1022, 100));
   // A block that fits is taken, from any place in the clock's millisecond, within the lead.
   for (uint64_t used : {0u, 1u, 1023u}) {
     Stream s;
