@@ -25,14 +25,15 @@
 
 namespace snowflake {
 
-constexpr uint32_t kBlockLineSlots = 128;  // blocks waiting at once; a further one polls for a place
+constexpr uint32_t kBlockLineSlots =
+    128;  // blocks waiting at once; a further one polls for a place
 constexpr uint64_t kBlockCapAfterMs = 100;
 
 struct alignas(64) BlockLine {
   std::atomic<uint64_t> next_ticket;
-  std::atomic<uint32_t> waiting;     // places taken
-  std::atomic<uint64_t> capped_by;   // the ticket of the head that pauses single IDs, 0: none
-  std::atomic<uint64_t> served;      // blocks taken after waiting in line, since start
+  std::atomic<uint32_t> waiting;          // places taken
+  std::atomic<uint64_t> capped_by;        // the ticket of the head that pauses single IDs, 0: none
+  std::atomic<uint64_t> served;           // blocks taken after waiting in line, since start
   std::atomic<uint64_t> longest_wait_ms;  // the longest a block waited in line, since start
   std::atomic<uint64_t> tickets[kBlockLineSlots];  // 0: free
 
@@ -89,7 +90,8 @@ inline void line_leave(BlockLine &line, LinePlace &place, uint64_t now_unix_ms,
   line.waiting.fetch_sub(1, std::memory_order_acq_rel);
   if (served) {
     line.served.fetch_add(1, std::memory_order_relaxed);
-    const uint64_t waited = now_unix_ms > place.since_unix_ms ? now_unix_ms - place.since_unix_ms : 0;
+    const uint64_t waited =
+        now_unix_ms > place.since_unix_ms ? now_unix_ms - place.since_unix_ms : 0;
     uint64_t cur = line.longest_wait_ms.load(std::memory_order_relaxed);
     while (cur < waited && !line.longest_wait_ms.compare_exchange_weak(cur, waited)) {
     }
@@ -98,12 +100,13 @@ inline void line_leave(BlockLine &line, LinePlace &place, uint64_t now_unix_ms,
 }
 
 // One try of a block call: its turn in line, then take_block (one shard) or
-// take_block_in_range (slots[0 .. count - 1], floor_ms). Not its turn: kWait for 1 ms.
+// take_block_in_range (slots[0 .. count - 1], floor_ms, above the backend's place after). Not
+// its turn: kWait for 1 ms.
 template <int SeqBits, typename Slot>
 inline RangeBlockResult line_take_block(BlockLine &line, LinePlace &place, Slot *slots,
-                                        uint32_t count, std::atomic<uint64_t> &floor_ms,
-                                        uint64_t n, uint64_t now_ms, uint64_t now_unix_ms,
-                                        const Limits &limits) noexcept {
+                                        uint32_t count, std::atomic<uint64_t> &floor_ms, uint64_t n,
+                                        uint64_t now_ms, uint64_t now_unix_ms, const Limits &limits,
+                                        const RangeCursor &after = RangeCursor{}) noexcept {
   const RangeBlockResult not_yet{BlockResult{Step::kWait, 1, 0}, 0};
   if (place.slot < 0 && line.waiting.load(std::memory_order_acquire) != 0 &&
       !line_join(line, place, now_unix_ms))
@@ -117,10 +120,9 @@ inline RangeBlockResult line_take_block(BlockLine &line, LinePlace &place, Slot 
   }
   const RangeBlockResult r =
       count == 1 ? RangeBlockResult{take_block<SeqBits>(slots[0].last, n, now_ms, 0, limits), 0}
-                 : take_block_in_range<SeqBits>(slots, count, floor_ms, n, now_ms, limits);
+                 : take_block_in_range<SeqBits>(slots, count, floor_ms, n, now_ms, limits, after);
   if (r.block.step == Step::kWait && place.slot < 0) line_join(line, place, now_unix_ms);
   return r;
 }
-
 
 }  // namespace snowflake

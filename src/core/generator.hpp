@@ -170,7 +170,10 @@ inline BlockResult take_block(std::atomic<uint64_t> &last, uint64_t n, uint64_t 
 // A block from a range of shards (snowflake.shard_count > 1) comes from one shard: the one
 // furthest behind (the smallest last value; of equals, the lowest), so that it moves the
 // range's IDs least ahead, and never below the range's floor. A block of n moves that shard
-// n >> SeqBits ms ahead, the range's other shards not at all.
+// n >> SeqBits ms ahead, the range's other shards not at all. after is the calling backend's
+// place in the range (next_in_range's cursor): the block starts above it, so that a backend's
+// IDs increase across its blocks too (on a shard below the cursor's, from the next
+// millisecond on).
 struct RangeBlockResult {
   BlockResult block;
   uint32_t shard;  // kIssued: the shard the block belongs to (0 is the range's first)
@@ -179,7 +182,8 @@ struct RangeBlockResult {
 template <int SeqBits, typename Slot>
 inline RangeBlockResult take_block_in_range(Slot *slots, uint32_t count,
                                             std::atomic<uint64_t> &floor_ms, uint64_t n,
-                                            uint64_t now_ms, const Limits &limits) noexcept {
+                                            uint64_t now_ms, const Limits &limits,
+                                            const RangeCursor &after = RangeCursor{}) noexcept {
   uint32_t pick = 0;
   uint64_t least = slots[0].last.load(std::memory_order_relaxed);
   for (uint32_t i = 1; i < count; ++i) {
@@ -189,9 +193,11 @@ inline RangeBlockResult take_block_in_range(Slot *slots, uint32_t count,
       pick = i;
     }
   }
-  return RangeBlockResult{take_block<SeqBits>(slots[pick].last, n, now_ms,
-                                              floor_ms.load(std::memory_order_acquire), limits),
-                          pick};
+  const uint64_t own = pick < after.shard ? after.ms + 1 : after.ms;
+  return RangeBlockResult{
+      take_block<SeqBits>(slots[pick].last, n, now_ms,
+                          std::max(floor_ms.load(std::memory_order_acquire), own), limits),
+      pick};
 }
 
 // The value after id in its block (the client's rule): the next sequence of its shard, or

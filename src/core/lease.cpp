@@ -201,8 +201,7 @@ bool LeaseMachine::take_lease(LeaseStore &store) {
     // A lease a previous worker held: alive, it is this server's still, with its range.
     const int64_t sent = host_.mono_ns();
     int64_t live_s = 0;
-    slot_.requests.fetch_add(1);
-    const StoreResult r = store.renew(lease_, &live_s);
+    const StoreResult r = ask([&] { return store.renew(lease_, &live_s); });
     if (r.status == StoreStatus::kError) {
       fail(r);
       return false;
@@ -219,8 +218,7 @@ bool LeaseMachine::take_lease(LeaseStore &store) {
   }
   const int64_t sent = host_.mono_ns();
   int64_t lease = 0;
-  slot_.requests.fetch_add(1);
-  const StoreResult r = store.grant(ttl_s, &lease);
+  const StoreResult r = ask([&] { return store.grant(ttl_s, &lease); });
   if (r.status != StoreStatus::kOk) {
     fail(r);
     return false;
@@ -231,9 +229,8 @@ bool LeaseMachine::take_lease(LeaseStore &store) {
 }
 
 void LeaseMachine::drop_lease(LeaseStore &store) {
-  slot_.requests.fetch_add(1);
   // Revoked, its owner keys go; if the revocation fails, etcd expires it lease_ttl later.
-  (void)store.release(lease_);
+  (void)ask([&] { return store.release(lease_); });
   set_lease(0);
 }
 
@@ -265,8 +262,8 @@ void LeaseMachine::acquire(LeaseStore &store) {
   for (int attempt = 0; attempt < 8; ++attempt) {
     std::vector<ShardOwner> owners;
     int64_t listed = 0;
-    slot_.requests.fetch_add(1);
-    StoreResult r = store.held(settings_.pool_low, settings_.pool_high, &owners, &listed);
+    StoreResult r =
+        ask([&] { return store.held(settings_.pool_low, settings_.pool_high, &owners, &listed); });
     if (r.status != StoreStatus::kOk) {
       fail(r);
       return;
@@ -297,8 +294,9 @@ void LeaseMachine::acquire(LeaseStore &store) {
       return;
     }
     StoredMark mark;
-    slot_.requests.fetch_add(1);
-    r = store.acquire(lease_, static_cast<uint32_t>(first), settings_.count, listed, &mark);
+    r = ask([&] {
+      return store.acquire(lease_, static_cast<uint32_t>(first), settings_.count, listed, &mark);
+    });
     if (r.status == StoreStatus::kTaken) continue;
     if (r.status == StoreStatus::kLost) {
       // Gone, or not this server's: forgotten, never revoked.
@@ -384,8 +382,7 @@ bool LeaseMachine::write_mark(LeaseStore &store, uint64_t unix_ms, bool may_lowe
   for (int attempt = 0; attempt < 2; ++attempt) {
     StoredMark m{unix_ms, host_.epoch_ms()};
     m.revision = mark_revision_;
-    slot_.requests.fetch_add(1);
-    const StoreResult r = store.mark(lease_, first_, count_, &m);
+    const StoreResult r = ask([&] { return store.mark(lease_, first_, count_, &m); });
     if (r.status == StoreStatus::kTaken) {
       // A write of this lease whose answer was lost landed after the revision known: the
       // marks are still ours to write, from the revision read now. Never lower them, but to
@@ -410,8 +407,7 @@ void LeaseMachine::keep(LeaseStore &store) {
   if (now >= next_renew_ns_ || state != LeaseState::kHeld) {
     int64_t ttl_s = 0;
     const int64_t old_deadline = slot_.deadline_mono_ns.load();
-    slot_.requests.fetch_add(1);
-    const StoreResult renewed = store.renew(lease_, &ttl_s);
+    const StoreResult renewed = ask([&] { return store.renew(lease_, &ttl_s); });
     // Renewals failing too: they, not the mark, are what SF001 names.
     if (renewed.status != StoreStatus::kOk) slot_.mark_failing.store(false);
     if (settle(renewed)) return;
@@ -421,8 +417,7 @@ void LeaseMachine::keep(LeaseStore &store) {
     // same id to another server since. The range is this server's only while its owner keys
     // still carry the lease and name this server; else another may issue on it now.
     if (closed_before) {
-      slot_.requests.fetch_add(1);
-      const StoreResult owned = store.owned(lease_, first_, count_);
+      const StoreResult owned = ask([&] { return store.owned(lease_, first_, count_); });
       if (owned.status == StoreStatus::kLost) {
         forget_lease(
             "the lease's owner keys are gone or name another server: etcd expired the lease "
@@ -493,8 +488,7 @@ void LeaseMachine::stop(LeaseStore &store, uint64_t high_unix_ms) {
     // Fenced as every write: one of this lease's writes that lands later is refused.
     if (final_ms < mark_ms_ && write_mark(store, final_ms, true)) mark_ms_ = final_ms;
   }
-  slot_.requests.fetch_add(1);
-  const StoreResult released = store.release(lease_);
+  const StoreResult released = ask([&] { return store.release(lease_); });
   slot_.word.store(0, std::memory_order_seq_cst);
   slot_.expires_mono_ns.store(0);
   has_range_ = false;

@@ -19,6 +19,7 @@
 #pragma once
 #include "core/pg_free.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <string>
@@ -69,6 +70,10 @@ inline uint32_t lease_word_count(uint64_t w) noexcept { return w & 0xffff; }
 // deadline (0) before it changes the word or computes the final mark, so every value is
 // either seen by the worker or dropped by its generator (both sides use sequentially
 // consistent operations).
+// How long a request to the store may go unanswered before generators stop waiting on it
+// (at least; twice the last answer's time if that is longer).
+constexpr int64_t kRequestPatienceNs = 100 * 1000000;
+
 struct alignas(64) LeaseSlot {
   std::atomic<uint64_t> word;             // lease_word of the range held, 0: none
   std::atomic<int64_t> deadline_mono_ns;  // issuing allowed while the monotonic clock is below
@@ -92,6 +97,10 @@ struct alignas(64) LeaseSlot {
   std::atomic<uint64_t> failed_attempts;
   std::atomic<void *> worker;  // the lease worker's latch; nullptr while none runs
   std::atomic<int> worker_pid;
+  // The worker's request to the store in flight: when it was sent (0: none), and how long the
+  // last one answered took. A generator waits for a mark only while the request is fresh.
+  std::atomic<int64_t> request_sent_mono_ns;
+  std::atomic<int64_t> request_took_ns;
 
   void init() noexcept {
     word.store(0);
@@ -108,6 +117,12 @@ struct alignas(64) LeaseSlot {
     failed_attempts.store(0);
     worker.store(nullptr);
     worker_pid.store(0);
+    request_sent_mono_ns.store(0);
+    request_took_ns.store(0);
+  }
+  bool request_stuck(int64_t mono_ns) const noexcept {
+    const int64_t sent = request_sent_mono_ns.load();
+    return sent != 0 && mono_ns - sent > std::max(kRequestPatienceNs, 2 * request_took_ns.load());
   }
   bool open_at(int64_t mono_ns) const noexcept {
     return mono_ns < deadline_mono_ns.load(std::memory_order_seq_cst);
@@ -126,8 +141,12 @@ struct alignas(64) LeaseSlot {
   // while a lease is held and open (a mark extension in flight, which answers in
   // milliseconds). Never once the deadline has passed, though the worker may still wait for
   // a renewal's answer: cut off from etcd, every call would wait out the request's timeout.
+  // And never while the request in flight has gone unanswered for longer than a store that
+  // answers takes (kRequestPatienceNs, or twice the last answer's time): cut off, the call
+  // would only wait for the deadline, and then refuse.
   bool worth_waiting(int64_t mono_ns) const noexcept {
-    if (word.load() != 0) return state_at(mono_ns) == LeaseState::kHeld && open_at(mono_ns);
+    if (word.load() != 0)
+      return state_at(mono_ns) == LeaseState::kHeld && open_at(mono_ns) && !request_stuck(mono_ns);
     if (failed_attempts.load() != 0) return false;
     return taken.load() == 0 || lease_id.load() != 0;
   }
@@ -257,6 +276,18 @@ class LeaseMachine {
   void set_settings(const LeaseSettings &s) noexcept { settings_ = s; }
 
  private:
+  // One request to the store, counted and timed in the slot (request_sent_mono_ns).
+  template <typename Request>
+  StoreResult ask(Request &&request) {
+    slot_.requests.fetch_add(1);
+    const int64_t sent = host_.mono_ns();
+    slot_.request_sent_mono_ns.store(sent);
+    StoreResult r = request();
+    if (r.status != StoreStatus::kError) slot_.request_took_ns.store(host_.mono_ns() - sent);
+    slot_.request_sent_mono_ns.store(0);
+    return r;
+  }
+
   void acquire(LeaseStore &store);
   // A lease from the store: the known one if it still lives, or a new one. False on failure.
   bool take_lease(LeaseStore &store);

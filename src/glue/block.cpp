@@ -89,8 +89,7 @@ LinePlace place;
 bool exit_hook_registered = false;
 
 void leave_line(uint64_t now_unix_ms, bool served) {
-  if (place.slot >= 0 && shared != nullptr)
-    line_leave(shared->line, place, now_unix_ms, served);
+  if (place.slot >= 0 && shared != nullptr) line_leave(shared->line, place, now_unix_ms, served);
 }
 
 void leave_line_at_exit(int, Datum) { leave_line(0, false); }
@@ -101,7 +100,7 @@ struct BlockKind {
   SharedState &state;
   uint64_t n;
   uint32_t first, count;
-  uint64_t word = 0;  // the lease's, in lease mode
+  uint64_t word = 0;   // the lease's, in lease mode
   uint32_t index = 0;  // kIssued: the block's shard in the range
   uint64_t first_value = 0;
   uint64_t now_unix_ms = 0;
@@ -122,15 +121,14 @@ struct BlockKind {
       first = lease_word_first(word);
       count = lease_word_count(word);
     }
-    const uint64_t lead =
-        static_cast<uint64_t>(std::min(max_lead_ms, block_max_lead_ms));
+    const uint64_t lead = static_cast<uint64_t>(std::min(max_lead_ms, block_max_lead_ms));
     if (!block_fits_lead<kSeqBits>(n, lead)) raise_block_past_lead(n, lead);
     const Limits limits{lead, kMaxTimeMs, limit_since(in.limit_unix_ms, epoch)};
     ShardSlot *slots = &state.shards[first];
     now_unix_ms = in.now_unix_ms;
-    const RangeBlockResult r =
-        line_take_block<kSeqBits>(state.line, place, slots, count, slots[0].range_floor_ms, n,
-                                  in.now_unix_ms - epoch, in.now_unix_ms, limits);
+    const RangeBlockResult r = line_take_block<kSeqBits>(
+        state.line, place, slots, count, slots[0].range_floor_ms, n, in.now_unix_ms - epoch,
+        in.now_unix_ms, limits, count > 1 ? range_place(word, first, count) : RangeCursor{});
     index = r.shard;
     first_value = r.block.first;
     if (r.block.step == Step::kExhausted) return IssueStep{Step::kExhausted, r.block.value, 0};

@@ -94,6 +94,14 @@ const char *lease_detail(const LeaseSlot &lease) {
       what = lease.worker_pid.load() == 0 ? "the lease worker is not running"
                                           : "the lease worker has not started leasing";
   }
+  // A lease held and open, but etcd has not answered the worker's request in flight: IDs that
+  // need the mark raised do not wait for it.
+  const int64_t now_ns = read_clock(CLOCK_MONOTONIC);
+  if (state == LeaseState::kHeld && lease.request_stuck(now_ns))
+    what = psprintf(
+        "etcd has not answered the lease worker's request for %lld ms, and the IDs asked for "
+        "need the shards' mark raised",
+        static_cast<long long>((now_ns - lease.request_sent_mono_ns.load()) / 1000000));
   // Renewals that go through hold the lease, but IDs stop all the same at a mark that cannot
   // be written: name the mark, not the renewals.
   if (lease.mark_failing.load() && (state == LeaseState::kHeld || state == LeaseState::kFailing)) {
@@ -165,8 +173,10 @@ void await_lease_cover(SharedState &state, uint64_t needed_unix_ms) {
       ConditionVariableCancelSleep();
       raise_no_lease(lease);
     }
+    // Woken when the mark moves; and every 10 ms, so that a request to etcd that goes
+    // unanswered ends the wait as soon as it is overdue (worth_waiting).
     (void)ConditionVariableTimedSleep(
-        reservation_cv, std::min<long>(reservation_timeout_ms - waited, 100), lease_wait_event());
+        reservation_cv, std::min<long>(reservation_timeout_ms - waited, 10), lease_wait_event());
   }
   ConditionVariableCancelSleep();
 }

@@ -171,6 +171,11 @@ Datum out_record(FunctionCallInfo fcinfo, const Datum *values, int count) {
   return HeapTupleGetDatum(heap_form_tuple(desc, const_cast<Datum *>(values), nulls));
 }
 
+// This backend's place in a range (block.cpp: a block starts above it).
+RangeCursor range_place(uint64_t word, uint32_t first, uint32_t count) {
+  return cursor_for(word != 0 ? word : config_range_word(first, count));
+}
+
 // A block of a range (block.cpp), taken by this backend: its next IDs of the range come after
 // it, as with one shard. word is the range's (lease word, or 0 with the configured range of
 // first and count); last is the block's last state word, on the range's shard index.

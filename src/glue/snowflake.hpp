@@ -22,6 +22,8 @@ Datum out_record(FunctionCallInfo fcinfo, const Datum *values, int count);
 // A block of a range of shards taken by this backend (block.cpp): this backend's next
 // snowflake() IDs of the range come after it. word: the lease's, or 0 for the configured range
 // first .. first + count - 1; last: the block's last state word; index: its shard in the range.
+// This backend's place in a range of shards, as note_range_block's arguments name the range.
+RangeCursor range_place(uint64_t word, uint32_t first, uint32_t count);
 void note_range_block(uint64_t word, uint32_t first, uint32_t count, uint64_t last, uint32_t index);
 // snowflake.shard_id with snowflake.shard_count reaches past the last shard.
 [[noreturn]] void raise_shard_range_too_far();

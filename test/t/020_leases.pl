@@ -235,9 +235,11 @@ my $refused_after = $first_at - $cut_at;
 # refuses at once, never waiting for a lease that cannot come.
 cmp_ok($refused_after, '<=', 3 + 1, 'cut off from etcd, snowflake() raises SF001 within lease_fail_after + 1 s of the cut');
 # Measured inside the server (clock_timestamp() around each call), so no wall-clock race.
-# The first one too: once the deadline has passed, no call waits for the renewal that the
-# worker still waits for (up to its 2 s timeout).
-cmp_ok($first_ms, '<', 100, 'the first refused call is refused at once, under 100 ms');
+# The first one too: no call waits for the renewal that the worker still waits for (up to its
+# 2 s timeout), nor for a mark that the unanswered request holds up (a call waits for a
+# request 100 ms at most, LeaseSlot::worth_waiting): well under the 1 s between renewals,
+# however busy the machine. (It waited up to the deadline before, 1,013.7 ms once.)
+cmp_ok($first_ms, '<', 500, 'the first refused call is refused at once, well under lease_renew (1 s)');
 cmp_ok($longest_ms, '<', 100, 'and every call from then on is refused at once, under 100 ms (reservation_timeout is 60 s)');
 diag(sprintf('the cut-off server refused %.2f s after the cut (lease_fail_after 3 s) in %.1f ms; the longest of 20 refused calls after it took %.1f ms',
 	$refused_after, $first_ms, $longest_ms));

@@ -89,8 +89,9 @@ struct ShardKind {
   IssueStep step(const IssueInput &in) {
     words_seen.push_back(in.lease_word);
     limits_seen.push_back(in.limit_unix_ms);
-    const NextResult r = next_state<kSeqBits>(
-        last, in.now_unix_ms - epoch, Limits{lead, kMaxTimeMs, limit_since(in.limit_unix_ms, epoch)});
+    const NextResult r =
+        next_state<kSeqBits>(last, in.now_unix_ms - epoch,
+                             Limits{lead, kMaxTimeMs, limit_since(in.limit_unix_ms, epoch)});
     if (env != nullptr && env->on_step) env->on_step();
     switch (r.step) {
       case Step::kIssued:
@@ -233,8 +234,7 @@ TEST(IssueLoopTest, AValueIssuedWhileTheLeaseChangedIsDropped) {
   };
   const IssueStep r = issue_loop(env, kind);
   ASSERT_EQ(steps, 2);
-  EXPECT_EQ(kind.words_seen,
-            (std::vector<uint64_t>{lease_word(1, 7, 1), lease_word(2, 9, 1)}));
+  EXPECT_EQ(kind.words_seen, (std::vector<uint64_t>{lease_word(1, 7, 1), lease_word(2, 9, 1)}));
   // The first value was taken from the word and dropped: the one returned is the second.
   EXPECT_EQ(r.value & kMaxSeq, 1u);
 }
@@ -352,8 +352,8 @@ TEST(BlockLineTest, TheLargestBlockIsTakenBesideSinglesAtCapacity) {
     // Singles, flat out: 2,048 tries a millisecond (twice the capacity), unless paused.
     for (int i = 0; i < 2048 && !l.line.singles_paused(); ++i)
       next_state<kSeqBits>(s.last, now, lead_limits(max_lead));
-    const RangeBlockResult r = line_take_block<kSeqBits>(l.line, p, &s, 1, floor, n, now,
-                                                         now, lead_limits(100));
+    const RangeBlockResult r =
+        line_take_block<kSeqBits>(l.line, p, &s, 1, floor, n, now, now, lead_limits(100));
     if (r.block.step == Step::kIssued) {
       taken_at = now;
       EXPECT_LE(r.block.value >> kSeqBits, now + 100);
@@ -404,9 +404,8 @@ TEST(BlockTest, TheLeadBoundIsTheWorstCaseWithRoomInTheMillisecond) {
   // reaches exactly that far.
   for (uint64_t n : {1ull, 2ull, 1024ull, 1025ull, 1026ull, 2049ull, 102401ull}) {
     std::atomic<uint64_t> last{(uint64_t{100} << kSeqBits) + 1022};
-    const BlockResult r = take_block<kSeqBits>(last, n, 100, 0,
-                                               Limits{block_span_ms<kSeqBits>(n), kMaxTimeMs,
-                                                      UINT64_MAX});
+    const BlockResult r = take_block<kSeqBits>(
+        last, n, 100, 0, Limits{block_span_ms<kSeqBits>(n), kMaxTimeMs, UINT64_MAX});
     ASSERT_EQ(r.step, Step::kIssued) << n;
     EXPECT_EQ((r.value >> kSeqBits) - 100, block_span_ms<kSeqBits>(n)) << n;
   }
@@ -418,4 +417,42 @@ TEST(BlockTest, ABlockPastTheLayoutsEndSaysHowManyRemain) {
       take_block<kSeqBits>(last, 1000, kMaxTimeMs, 0, Limits{1024, kMaxTimeMs, UINT64_MAX});
   EXPECT_EQ(r.step, Step::kExhausted);
   EXPECT_EQ(r.value, 923u);
+}
+
+// A backend's IDs increase across its blocks with a range of shards: a block from a shard
+// below the backend's place starts a millisecond later.
+TEST(BlockTest, ARangeBlockStartsAboveTheBackendsPlace) {
+  Shard slots[4];
+  std::atomic<uint64_t> floor{0};
+  RangeCursor cursor;
+  // The backend issued on shard 2 at millisecond 100; shard 0 is furthest behind.
+  slots[2].last.store(uint64_t{100} << kSeqBits | 5);
+  cursor.ms = 100;
+  cursor.shard = 2;
+  const RangeBlockResult r =
+      take_block_in_range<kSeqBits>(slots, 4, floor, 3000, 100, lead_limits(100), cursor);
+  ASSERT_EQ(r.block.step, Step::kIssued);
+  EXPECT_EQ(r.shard, 0u);
+  EXPECT_EQ(r.block.first >> kSeqBits, 101u);  // (100, 0, ·) would sort below (100, 2, 5)
+}
+
+// A generator waits for the mark only while the lease worker's request is fresh: cut off from
+// etcd, it refuses at once instead of waiting for the deadline.
+TEST(IssueLoopTest, NoWaitOnARequestEtcdDoesNotAnswer) {
+  LeaseSlot lease;
+  lease.init();
+  lease.word.store(lease_word(1, 7, 1));
+  lease.state.store(static_cast<int>(LeaseState::kHeld));
+  lease.deadline_mono_ns.store(INT64_MAX);
+  const int64_t t = int64_t{1000} * 1000000000;
+  EXPECT_TRUE(lease.worth_waiting(t));
+  lease.request_sent_mono_ns.store(t);
+  EXPECT_TRUE(lease.worth_waiting(t + kRequestPatienceNs));
+  EXPECT_FALSE(lease.worth_waiting(t + kRequestPatienceNs + 1));
+  // A store that takes longer to answer is given twice its time.
+  lease.request_took_ns.store(kRequestPatienceNs);
+  EXPECT_TRUE(lease.worth_waiting(t + 2 * kRequestPatienceNs));
+  EXPECT_FALSE(lease.worth_waiting(t + 2 * kRequestPatienceNs + 1));
+  lease.request_sent_mono_ns.store(0);  // answered
+  EXPECT_TRUE(lease.worth_waiting(t + 10 * kRequestPatienceNs));
 }
