@@ -4,6 +4,7 @@
 #include <new>
 
 #include "glue/system_clock.hpp"
+#include "glue/hints.hpp"
 #include "glue/lease_wait.hpp"
 #include "glue/reservation.hpp"
 #include "glue/settings.hpp"
@@ -118,6 +119,7 @@ extern "C" void _PG_init(void) {
   using namespace snowflake::glue;
   define_settings();
   detect_tsc();
+  install_hints();
   if (!process_shared_preload_libraries_in_progress) return;
   prev_shmem_request_hook = shmem_request_hook;
   shmem_request_hook = request_shmem;
