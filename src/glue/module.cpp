@@ -73,19 +73,19 @@ void raise_not_preloaded() {
 }
 
 void warn_not_preloaded(bool creating) {
-  ereport(WARNING,
-          (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-           creating
-               ? errmsg("snowflake is not loaded via \"shared_preload_libraries\": "
-                        "snowflake_uuidv7() and ulid() will be in order within each session only")
-               : errmsg("snowflake_uuidv7() and ulid() are in order within this session only: "
-                        "snowflake is not loaded via \"shared_preload_libraries\""),
-           errdetail("Without the library preloaded there is no server-wide state: the values "
-                     "of concurrent sessions interleave out of order, and after a restart with "
-                     "the clock behind, new values can sort below old ones. snowflake() and "
-                     "sno() refuse; decoding works."),
-           errhint("Add snowflake to shared_preload_libraries in postgresql.conf and restart "
-                   "the server.")));
+  ereport(
+      WARNING,
+      (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+       creating ? errmsg("snowflake is not loaded via \"shared_preload_libraries\": "
+                         "snowflake_uuidv7() and ulid() will be in order within each session only")
+                : errmsg("snowflake_uuidv7() and ulid() are in order within this session only: "
+                         "snowflake is not loaded via \"shared_preload_libraries\""),
+       errdetail("Without the library preloaded there is no server-wide state: the values "
+                 "of concurrent sessions interleave out of order, and after a restart with "
+                 "the clock behind, new values can sort below old ones. snowflake() and "
+                 "sno() refuse; decoding works."),
+       errhint("Add snowflake to shared_preload_libraries in postgresql.conf and restart "
+               "the server.")));
 }
 
 bool recovery_seen_over = false;
