@@ -13,7 +13,8 @@ GLUE_OBJS = src/glue/module.o src/glue/settings.o src/glue/system_clock.o src/gl
 	src/glue/reservation_storage.o src/glue/snowflake.o src/glue/uuidv7.o src/glue/ulid.o \
 	src/glue/foreign.o src/glue/observe.o src/glue/status.o src/glue/lease_wait.o \
 	src/glue/lease_worker.o src/glue/typeid.o src/glue/mask_keys.o src/glue/mask_sql.o \
-	src/glue/other_databases.o src/glue/sno.o src/glue/block.o
+	src/glue/other_databases.o src/glue/sno.o src/glue/block.o \
+	src/glue/hints.o
 OBJS = $(CORE_OBJS) $(GLUE_OBJS)
 
 # extension/ holds the install script, copied to its versioned name at build time, and the
@@ -21,6 +22,10 @@ OBJS = $(CORE_OBJS) $(GLUE_OBJS)
 # those are installed. sql/ and expected/ hold the regression tests alone.
 DATA_built = extension/$(EXTENSION)--$(EXTVERSION).sql
 DATA = $(wildcard extension/$(EXTENSION)--*--*.sql)
+
+# The mask key tool (scripts/mask_key.sh), installed beside pg_config as snowflake_mask_key,
+# so that the README's key recipe works from a source install and from the package alike.
+SCRIPTS_built = snowflake_mask_key
 
 REGRESS = $(patsubst sql/%.sql,%,$(wildcard sql/*.sql))
 # The install scripts of released versions as released (test/released/, none while 1.0.0 is
@@ -71,10 +76,14 @@ endif
 # The server's bitcode rule drops PG_CXXFLAGS; JIT inlining of this module is not needed.
 override with_llvm = no
 
-EXTRA_CLEAN = test/unit/unit_tests bench/core_costs test/fuzz/fuzz_core test/fuzz/corpus tmp_check tmp_check_regress
+EXTRA_CLEAN = snowflake_mask_key test/unit/unit_tests bench/core_costs test/fuzz/fuzz_core test/fuzz/corpus tmp_check tmp_check_regress
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
+
+snowflake_mask_key: scripts/mask_key.sh
+	cp $< $@
+	chmod 755 $@
 
 # PGXS knows no header dependencies.
 $(OBJS): $(wildcard src/core/*.hpp src/glue/*.hpp)

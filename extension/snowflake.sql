@@ -730,7 +730,8 @@ COMMENT ON FUNCTION ulid_unmask(ulid, integer) IS 'the ULID behind a ulid_mask()
 -- function runs, never written into the script; search_path is fixed for a trusted
 -- extension's sake.
 CREATE FUNCTION snowflake_adopt(tbl regclass, col name, dry_run boolean DEFAULT true,
-	drop_sequence boolean DEFAULT false, widen boolean DEFAULT false) RETURNS SETOF text
+	drop_sequence boolean DEFAULT false, widen boolean DEFAULT false,
+	keep_unordered boolean DEFAULT false) RETURNS SETOF text
 	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp
 	AS $adopt$
@@ -757,12 +758,14 @@ DECLARE
 	indexed boolean;
 	top_id text;
 	top_ts timestamptz;
+	unordered boolean := false;
 	stmts text[];
 	locked boolean := false;
 	s text;
 	r record;
 BEGIN
-	IF tbl IS NULL OR col IS NULL OR dry_run IS NULL OR drop_sequence IS NULL OR widen IS NULL THEN
+	IF tbl IS NULL OR col IS NULL OR dry_run IS NULL OR drop_sequence IS NULL OR widen IS NULL
+	   OR keep_unordered IS NULL THEN
 		RAISE EXCEPTION 'snowflake_adopt: no argument may be NULL'
 			USING ERRCODE = 'null_value_not_allowed';
 	END IF;
@@ -937,6 +940,25 @@ BEGIN
 					                  'must be corrected (or the time reached) before adopting.' END;
 			END IF;
 		END IF;
+		-- A uuid column of random keys (version 4, from gen_random_uuid()): they hold no time,
+		-- and almost all of them sort above every UUIDv7 of this century, so after adopting,
+		-- ORDER BY the key and a time range of keys mix old rows with new ones. Refused unless
+		-- the caller says so (keep_unordered); a dry run says it.
+		IF gen = 'snowflake_uuidv7' AND NOT adopted AND top_id IS NOT NULL AND top_ts IS NULL THEN
+			EXECUTE format('SELECT $1::uuid >= %I.uuidv7_at(pg_catalog.clock_timestamp())', ext_schema)
+			  INTO unordered USING top_id;
+			IF unordered AND NOT keep_unordered AND NOT dry_run THEN
+				RAISE EXCEPTION 'column % of % holds random UUIDs that sort above the keys snowflake_uuidv7() issues', qcol, qtbl
+					USING ERRCODE = 'object_not_in_prerequisite_state',
+					      DETAIL = format('Its largest value, %s, is a version %s UUID, which holds no time. After adopting, '
+					                      'old rows would sort above and among new ones: ORDER BY %s would not be time order, '
+					                      'and %s >= uuidv7_at(ts) would return old rows as new.',
+					                      top_id, substr(top_id, 15, 1), qcol, qcol),
+					      HINT = 'To keep the old keys, with only new keys in time order, call snowflake_adopt(..., keep_unordered => true) '
+					             'and order or select old rows by a time column of their own. For keys in time order throughout, '
+					             'copy the rows into a new table keyed by snowflake_uuidv7() instead.';
+			END IF;
+		END IF;
 
 		-- NOWAIT unless the caller set lock_timeout: never queue for the lock with no limit,
 		-- since a waiting ACCESS EXCLUSIVE request blocks every query on the table behind it.
@@ -981,6 +1003,13 @@ BEGIN
 		IF cur_default IS NOT NULL THEN
 			stmts := stmts || format('-- replaces DEFAULT %s; existing values stay', cur_default);
 		END IF;
+		IF unordered THEN
+			stmts := stmts || format('-- %s holds random (version 4) UUIDs above the keys snowflake_uuidv7() issues: '
+			                         'old rows will sort above and among new ones, and %s >= uuidv7_at(ts) will return them%s',
+			                         qcol, qcol,
+			                         CASE WHEN keep_unordered THEN ' (keep_unordered => true)'
+			                              ELSE '; dry_run => false refuses this unless keep_unordered => true' END);
+		END IF;
 		IF NOT indexed AND NOT widen_type THEN
 			stmts := stmts || format('-- no valid btree index leads with %s: its values were not checked against the keys %s() issues from now',
 			                         qcol, gen);
@@ -1016,4 +1045,4 @@ BEGIN
 END
 $adopt$;
 
-COMMENT ON FUNCTION snowflake_adopt(regclass, name, boolean, boolean, boolean) IS 'moves a serial, identity, uuid or ulid key column to this extension''s generator; a dry run (the statements, one a row) unless dry_run => false; widen => true makes an integer key and its foreign keys bigint';
+COMMENT ON FUNCTION snowflake_adopt(regclass, name, boolean, boolean, boolean, boolean) IS 'moves a serial, identity, uuid or ulid key column to this extension''s generator; a dry run (the statements, one a row) unless dry_run => false; widen => true makes an integer key and its foreign keys bigint; keep_unordered => true accepts random uuid keys that sort above the new ones';

@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
 # Mask keys for snowflake.mask_key_file (README, "IDs safe to show outside"), with openssl:
 #
-#   scripts/mask_key.sh new ID           a key line: ID, 64 random hex digits, active
-#   scripts/mask_key.sh uuidv47 < FILE   the 32 hex digits of the uuidv47 key derived from the
-#                                        master key (64 hex digits) read from standard input
-#                                        (what a uuidv47 library is given, k0||k1)
+#   snowflake_mask_key new ID FILE      adds a key line to FILE (ID, 64 random hex digits,
+#                                       active), the line that was active losing its
+#                                       "active"; FILE is made mode 0600, and when run as
+#                                       root, given to the owner of its folder (the data
+#                                       directory's: the server's user)
+#   snowflake_mask_key new ID           prints the key line alone
+#   snowflake_mask_key uuidv47 < FILE   the 32 hex digits of the uuidv47 key derived from the
+#                                       master key (64 hex digits) read from standard input
+#                                       (what a uuidv47 library is given, k0||k1)
 #
-# A new key goes into the file, mode 0600, the old active line losing its "active":
-#   umask 077; scripts/mask_key.sh new 2 >> "$PGDATA/mask.keys"
+# make install puts it beside pg_config as snowflake_mask_key (the Debian package too):
+#   sudo /usr/lib/postgresql/17/bin/snowflake_mask_key new 1 /var/lib/postgresql/17/main/mask.keys
 # The master key never goes on a command line (where ps and shell history show it):
-#   awk '$1 == 2 {print $2}' "$PGDATA/mask.keys" | scripts/mask_key.sh uuidv47
+#   awk '$1 == 2 {print $2}' "$PGDATA/mask.keys" | snowflake_mask_key uuidv47
 set -euo pipefail
 
 die() { printf 'error: %s\n' "$*" >&2; exit 2; }
@@ -35,7 +40,28 @@ case ${1:-} in
   new)
     id=${2:-}
     [[ $id =~ ^[0-9]+$ ]] && [ "$id" -le 255 ] || die "a key id is a number from 0 to 255"
-    printf '%s %s active\n' "$id" "$(openssl rand -hex 32)"
+    line="$id $(openssl rand -hex 32) active"
+    if [ $# -lt 3 ]; then
+      printf '%s\n' "$line"
+      exit 0
+    fi
+    file=$3 dir=$(dirname "$3")
+    [ -d "$dir" ] || die "no folder $dir"
+    old=''
+    if [ -e "$file" ]; then
+      [ -f "$file" ] && [ ! -L "$file" ] || die "$file is not a regular file"
+      awk -v id="$id" '$1 == id {bad = 1} END {exit bad}' "$file" || die "$file already has a key $id"
+      old=$(sed 's/[[:space:]]\{1,\}active[[:space:]]*$//' "$file")
+    fi
+    # Written in place (truncated, never replaced), so that a file's owner and mode stay;
+    # a new one is made 0600, as snowflake.mask_key_file requires.
+    (
+      umask 077
+      { [ -z "$old" ] || printf '%s\n' "$old"; printf '%s\n' "$line"; } > "$file"
+    )
+    chmod 600 "$file"
+    [ "$(id -u)" != 0 ] || chown "$(stat -c %u:%g "$dir")" "$file"
+    printf 'key %s added to %s, active; reload the server to use it (SELECT pg_reload_conf())\n' "$id" "$file" >&2
     ;;
   uuidv47)
     [ $# -eq 1 ] || die "give the master key on standard input, not as an argument (ps and shell history show arguments)"
@@ -44,7 +70,7 @@ case ${1:-} in
     derive "$hex" "snowflake mask uuidv47 v1" | cut -c1-32
     ;;
   *)
-    sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'
     [ "${1:-}" = -h ] || [ "${1:-}" = --help ] || exit 2
     ;;
 esac

@@ -38,7 +38,7 @@ fi
 # One package per major whose server headers are installed (debian/rules builds for
 # PG_SUPPORTED_VERSIONS=installed), each with the module, the control file, the install
 # script of this version and every upgrade script, and no other script: no install script
-# of another version.
+# of another version; and the mask key tool the README's recipe runs.
 majors=$(PG_SUPPORTED_VERSIONS=installed /usr/share/postgresql-common/supported-versions)
 for v in $majors; do
   deb=$(ls "$dir"/postgresql-"$v"-snowflake_"$debversion"_*.deb 2>/dev/null) ||
@@ -49,7 +49,8 @@ for v in $majors; do
   for f in "$ROOT"/extension/snowflake--*--*.sql; do
     [ ! -e "$f" ] || scripts+=("$ext/${f##*/}")
   done
-  for f in "./usr/lib/postgresql/$v/lib/snowflake.so" "$ext/snowflake.control" "${scripts[@]}"; do
+  for f in "./usr/lib/postgresql/$v/lib/snowflake.so" "$ext/snowflake.control" "${scripts[@]}" \
+    "./usr/lib/postgresql/$v/bin/snowflake_mask_key"; do
     grep -qxF "$f" <<<"$contents" || die "$(basename "$deb") lacks $f"
   done
   extra=$(grep -x "$ext/snowflake--.*\.sql" <<<"$contents" | grep -vxF -f <(printf '%s\n' "${scripts[@]}")) &&
@@ -75,6 +76,17 @@ as_root env DEBIAN_FRONTEND=noninteractive dpkg -i "$deb" >/dev/null ||
 [ "$(dpkg-query -W -f='${Status}' "$pkg")" = "install ok installed" ] || die "$pkg is not installed"
 dpkg -S "/usr/lib/postgresql/$PG_MAJOR/lib/snowflake.so" | grep -q "^$pkg:" ||
   die "the installed snowflake.so is not $pkg's"
+
+# The key recipe of docs/masking.md as printed, from the package, run as root: the file is
+# the data directory owner's (here the unprivileged user's folder), mode 0600.
+if [ "$(id -u)" = 0 ]; then
+  keydir=$(as_user mktemp -d)
+  /usr/lib/postgresql/"$PG_MAJOR"/bin/snowflake_mask_key new 1 "$keydir/mask.keys" 2>/dev/null
+  [ "$(stat -c '%U %a' "$keydir/mask.keys")" = "$SERVER_USER 600" ] ||
+    die "snowflake_mask_key run as root made $(stat -c '%U %a' "$keydir/mask.keys"), not $SERVER_USER's 600"
+  rm -rf "$keydir"
+  log "the package's snowflake_mask_key, run as root, made a key file of $SERVER_USER's, mode 0600"
+fi
 
 # autopkgtest runs each test from an unpacked source package, as an unprivileged user.
 log "autopkgtest: debian/tests/installcheck against the installed $pkg"

@@ -91,19 +91,29 @@ SELECT count(*) AS rows FROM adopt_always;
 
 ---------------------------------------------------------------------------------------------
 -- uuid with gen_random_uuid(): to snowflake_uuidv7(). A version 4 UUID and a version 7 one
--- differ in the version digit, so no new value can equal an old one.
+-- differ in the version digit, so no new value can equal an old one; but random keys sort
+-- above the UUIDv7s of now (all but 1 in 160 of them), so old rows would sort among and
+-- above new ones: the dry run says so, and a real run refuses without keep_unordered => true.
 CREATE TABLE adopt_uuid (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), v text);
-INSERT INTO adopt_uuid (v) VALUES ('a'), ('b');
+INSERT INTO adopt_uuid (v) SELECT 'old ' || g FROM generate_series(1, 100) g;
 SELECT * FROM snowflake_adopt('adopt_uuid', 'id');
+SELECT regexp_replace(r, 'value, \S+, is', 'value, <key>, is') AS refused
+  FROM pg_temp.rows_or_error($$SELECT * FROM snowflake_adopt('adopt_uuid', 'id', dry_run => false)$$) r;
 SELECT * FROM pg_temp.col('adopt_uuid');
-SELECT * FROM snowflake_adopt('adopt_uuid', 'id', dry_run => false);
+SELECT * FROM snowflake_adopt('adopt_uuid', 'id', dry_run => false, keep_unordered => true);
 SELECT * FROM pg_temp.col('adopt_uuid');
-INSERT INTO adopt_uuid (v) VALUES ('c'), ('d');
+INSERT INTO adopt_uuid (v) VALUES ('new c'), ('new d');
 SELECT v, substr(id::text, 15, 1) AS version,
        abs(extract(epoch FROM uuidv7_timestamp(id) - clock_timestamp())) < 60 AS of_now
-  FROM adopt_uuid ORDER BY v;
--- the new ones in insertion order
-SELECT (SELECT id FROM adopt_uuid WHERE v = 'c') < (SELECT id FROM adopt_uuid WHERE v = 'd') AS ordered;
+  FROM adopt_uuid WHERE v LIKE 'new%' ORDER BY v;
+-- the new ones in insertion order; old rows above them, as the dry run said
+SELECT (SELECT id FROM adopt_uuid WHERE v = 'new c') < (SELECT id FROM adopt_uuid WHERE v = 'new d') AS ordered,
+       (SELECT count(*) FROM adopt_uuid WHERE v LIKE 'old%'
+           AND id > (SELECT id FROM adopt_uuid WHERE v = 'new d')) > 90 AS most_old_above_new;
+-- a table of version 7 keys of the past is adopted without the choice
+CREATE TABLE adopt_uuid_v7 (id uuid PRIMARY KEY, v text);
+INSERT INTO adopt_uuid_v7 SELECT uuidv7_from_time(now() - g * interval '1 minute'), 'old' FROM generate_series(1, 10) g;
+SELECT count(*) AS statements FROM snowflake_adopt('adopt_uuid_v7', 'id', dry_run => false);
 
 ---------------------------------------------------------------------------------------------
 -- a ulid column moves to ulid(); once there, nothing to do
@@ -252,6 +262,7 @@ SELECT q, pg_temp.rows_or_error(q) AS outcome FROM (VALUES
   ($$SELECT * FROM snowflake_adopt('adopt_misc', 'id', NULL)$$),
   ($$SELECT * FROM snowflake_adopt('adopt_misc', 'id', drop_sequence => NULL)$$),
   ($$SELECT * FROM snowflake_adopt('adopt_misc', 'id', widen => NULL)$$),
+  ($$SELECT * FROM snowflake_adopt('adopt_misc', 'id', keep_unordered => NULL)$$),
   ($$SELECT * FROM snowflake_adopt('adopt_nosuch', 'id')$$),
   ($$SELECT * FROM snowflake_adopt('adopt_misc', 'nosuch')$$),
   ($$SELECT * FROM snowflake_adopt('adopt_misc', 'ctid')$$),
@@ -326,4 +337,4 @@ SELECT * FROM snowflake_adopt('orders', 'id', widen => true, drop_sequence => tr
 DROP TABLE orders, order_lines, adopt_bigserial, adopt_identity, adopt_always, adopt_uuid,
   adopt_ulid, adopt_serial, adopt_child, adopt_child_part, adopt_small, adopt_part,
   adopt_part_identity, adopt_wait, adopt_shared, adopt_shared_2, adopt_high, adopt_misc,
-  adopt_ulid_v4, adopt_uuid_ahead, adopt_ulid_bare CASCADE;
+  adopt_ulid_v4, adopt_uuid_ahead, adopt_ulid_bare, adopt_uuid_v7 CASCADE;

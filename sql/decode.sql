@@ -47,3 +47,11 @@ EXPLAIN (COSTS OFF)
 SELECT count(*) AS last_day FROM events WHERE id >= snowflake_at(now() - interval '1 day 30 seconds');
 SELECT count(*) AS earlier FROM events WHERE id < snowflake_at(now() - interval '1 day 30 seconds');
 DROP TABLE events;
+
+-- The server refuses an index on the form that reads snowflake.epoch (STABLE) before any of
+-- the extension's code runs; its error carries a hint naming the IMMUTABLE form, which works.
+CREATE TABLE decode_index (id bigint);
+CREATE INDEX ON decode_index (snowflake_timestamp(id));
+CREATE TABLE decode_by_time (id bigint) PARTITION BY RANGE (snowflake_timestamp(id));
+CREATE INDEX ON decode_index (snowflake_timestamp(id, epoch => to_timestamp(1577836800000 / 1000.0)));
+DROP TABLE decode_index;

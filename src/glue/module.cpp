@@ -4,6 +4,7 @@
 #include <new>
 
 #include "glue/system_clock.hpp"
+#include "glue/hints.hpp"
 #include "glue/lease_wait.hpp"
 #include "glue/reservation.hpp"
 #include "glue/settings.hpp"
@@ -71,6 +72,22 @@ void raise_not_preloaded() {
   pg_unreachable();
 }
 
+void warn_not_preloaded(bool creating) {
+  ereport(
+      WARNING,
+      (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+       creating ? errmsg("snowflake is not loaded via \"shared_preload_libraries\": "
+                         "snowflake_uuidv7() and ulid() will be in order within each session only")
+                : errmsg("snowflake_uuidv7() and ulid() are in order within this session only: "
+                         "snowflake is not loaded via \"shared_preload_libraries\""),
+       errdetail("Without the library preloaded there is no server-wide state: the values "
+                 "of concurrent sessions interleave out of order, and after a restart with "
+                 "the clock behind, new values can sort below old ones. snowflake() and "
+                 "sno() refuse; decoding works."),
+       errhint("Add snowflake to shared_preload_libraries in postgresql.conf and restart "
+               "the server.")));
+}
+
 bool recovery_seen_over = false;
 
 void raise_in_recovery() {
@@ -102,6 +119,7 @@ extern "C" void _PG_init(void) {
   using namespace snowflake::glue;
   define_settings();
   detect_tsc();
+  install_hints();
   if (!process_shared_preload_libraries_in_progress) return;
   prev_shmem_request_hook = shmem_request_hook;
   shmem_request_hook = request_shmem;

@@ -307,6 +307,7 @@ static bool may_make_missing_file() {
 
 void create_reservation() {
   if (shared == nullptr) {
+    if (creating_extension) warn_not_preloaded(true);
     // Not preloaded: no writer exists, and nothing is generated; the file is only made to
     // exist, so that a later start with the library preloaded knows the extension's history.
     const int fd = OpenTransientFile(kReservationFile, O_RDONLY | PG_BINARY);

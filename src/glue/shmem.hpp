@@ -28,6 +28,9 @@ using Streams128 = Streams128T<PgSpinLock>;
 extern SharedState *shared;
 
 [[noreturn]] void raise_not_preloaded();
+// Without the preload the 128-bit kinds run from this backend's own state: a WARNING that
+// says so, at CREATE EXTENSION (creating) and at a backend's first use of their state.
+void warn_not_preloaded(bool creating);
 [[noreturn]] void raise_in_recovery();
 
 // Refuses to generate while the server is in recovery. Once a backend has seen recovery

@@ -113,6 +113,28 @@ int64 issue(int32 shard) {
   return static_cast<int64>(pack(r.value >> kSeqBits, kind.issued_shard, r.value & kMaxSeq));
 }
 
+// A decoder that reads snowflake.epoch, after it changed (the server refuses to generate,
+// kEpochChanged): the stored IDs count from the old epoch, so the time it would give is wrong.
+pg_noinline void raise_decode_epoch_changed(const char *call, const char *fix) {
+  const long long stored = static_cast<long long>(shared->reservation.file_epoch_ms.load());
+  ereport(ERROR,
+          (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+           errmsg("snowflake.epoch is %lld, but IDs were issued with %lld",
+                  static_cast<long long>(epoch_ms), stored),
+           errdetail("%s reads snowflake.epoch: the time it gives for stored IDs would be wrong "
+                     "by %lld ms.",
+                     call, static_cast<long long>(epoch_ms) - stored),
+           errhint("Set snowflake.epoch back to %lld and restart the server, or give the epoch "
+                   "as an argument: %s with epoch => to_timestamp(%lld / 1000.0).",
+                   stored, fix, stored)));
+}
+
+inline void check_decode_epoch(const char *call, const char *fix) {
+  if (unlikely(shared != nullptr &&
+               shared->reservation.refusal.load(std::memory_order_relaxed) == kEpochChanged))
+    raise_decode_epoch_changed(call, fix);
+}
+
 TimestampTz id_timestamp(uint64_t id, int64_t epoch = epoch_ms) {
   return unix_ms_to_timestamptz(static_cast<int64_t>(unpack(id).ms) + epoch);
 }
@@ -205,6 +227,7 @@ SNOWFLAKE_FUNCTION(snowflake_generate_shard) {
 }
 
 SNOWFLAKE_FUNCTION(snowflake_timestamp) {
+  check_decode_epoch("snowflake_timestamp(id)", "snowflake_timestamp(id, epoch)");
   return TimestampTzGetDatum(id_timestamp(checked_id(PG_GETARG_INT64(0))));
 }
 
@@ -217,6 +240,7 @@ SNOWFLAKE_FUNCTION(snowflake_seq) {
 }
 
 SNOWFLAKE_FUNCTION(snowflake_decode) {
+  check_decode_epoch("snowflake_decode(id)", "snowflake_timestamp(id, epoch)");
   const uint64_t id = checked_id(PG_GETARG_INT64(0));
   const Decoded d = unpack(id);
   const Datum values[3] = {TimestampTzGetDatum(id_timestamp(id)),
@@ -226,6 +250,7 @@ SNOWFLAKE_FUNCTION(snowflake_decode) {
 }
 
 SNOWFLAKE_FUNCTION(snowflake_at) {
+  check_decode_epoch("snowflake_at(ts)", "snowflake_at(ts, epoch)");
   return Int64GetDatum(id_at(PG_GETARG_TIMESTAMPTZ(0), epoch_ms, "snowflake.epoch"));
 }
 

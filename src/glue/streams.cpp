@@ -12,6 +12,7 @@ Sources128 backend_sources128() {
     clock.init();
     streams.init();
     ready = true;
+    warn_not_preloaded(false);
   }
   return Sources128{clock, streams, nullptr};
 }

@@ -255,6 +255,22 @@ foreach my $call ('snowflake()', 'snowflake_uuidv7()', 'ulid()')
 }
 like($node->safe_psql('postgres', 'SELECT generation_refused FROM snowflake_status()'),
 	qr/snowflake.epoch/, 'snowflake_status() says why');
+# The decoders that read snowflake.epoch would give stored IDs a wrong time (2012 instead of
+# 2020 here): they refuse too, naming the form with the epoch given, which still works.
+my $old_id = '262144000000000000';    # 2020-12-27 16:33:20 UTC with the 2020 epoch
+foreach my $call ("snowflake_timestamp($old_id)", "snowflake_decode($old_id)",
+	"snowflake_at('2024-01-01 00:00+00')")
+{
+	($ret, $stdout, $stderr) =
+	  $node->psql('postgres', "SELECT $call", extra_params => [ '-v', 'VERBOSITY=verbose' ]);
+	like($stderr,
+		qr/ERROR:  22023: snowflake.epoch is 1314220021721, but IDs were issued with 1577836800000.*HINT:  Set snowflake.epoch back to 1577836800000 and restart the server, or give the epoch as an argument: snowflake_\w+\((id|ts), epoch\) with epoch => to_timestamp\(1577836800000 \/ 1000.0\)/s,
+		"$call is refused, with the form that gives the epoch in the hint");
+}
+is( $node->safe_psql('postgres',
+		"SET timezone = 'UTC'; SELECT snowflake_timestamp($old_id, epoch => to_timestamp(1577836800000 / 1000.0)), snowflake_shard($old_id)"),
+	'2020-12-27 16:33:20+00|0',
+	'the form with the epoch given, and the shard, still decode');
 $node->stop;
 $node->append_conf('postgresql.conf', "snowflake.epoch = '1577836800000'\n");
 $node->start;

@@ -1,8 +1,8 @@
 # Causal order through logical replication: snowflake_observe_trigger() on a subscriber's
 # tables observes each arriving ID (bigint, version 7 uuid, ulid, sno), so that the subscriber's
-# own IDs are above what it received. The README's block for it is run as it stands. A value
-# it may not observe (too far ahead, a uuid of another version, a negative bigint) is skipped
-# and counted, never an ERROR that would stop the apply worker. The functions that move the
+# own IDs are above what it received. The documented block for it (docs/many-servers.md) is
+# run as it stands. A value it may not observe (too far ahead, a uuid of another version, a
+# negative bigint) is skipped and counted, never an ERROR that would stop the apply worker. The functions that move the
 # clock are not PUBLIC's, and snowflake.max_clock_offset is the server's.
 use strict;
 use warnings FATAL => 'all';
@@ -14,8 +14,9 @@ use FindBin;
 use lib "$FindBin::Bin/../lib";
 use SnowflakeTest;
 
-# The README's block for subscribers: the first ```sql block that names the trigger function.
-my $readme = dirname(__FILE__) . '/../../README.md';
+# The documented block for subscribers (docs/many-servers.md): the first ```sql block that
+# names the trigger function.
+my $readme = dirname(__FILE__) . '/../../docs/many-servers.md';
 my $block;
 if (-f $readme)
 {

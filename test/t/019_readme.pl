@@ -1,6 +1,5 @@
-# Every ```sql block of README.md, then of the pages it sends readers to for applications and
-# operations (docs/applications.md, docs/operations.md), runs as written, in that order, in
-# one database of a server with the library preloaded and snowflake.shard_id set: the
+# Every ```sql block of README.md, then of every page of docs/ in the order its index
+# (docs/README.md) links them, runs as written, in that order, in one database of a server with the library preloaded and snowflake.shard_id set: the
 # examples cannot drift from the extension. A block that cannot run on one server is marked with an HTML
 # comment on the line before its fence (<!-- not run: why -->); at most $max_not_run may be,
 # so the escape hatch cannot grow unnoticed.
@@ -22,11 +21,22 @@ use FindBin;
 my $max_not_run = 2;
 my $max_not_compared = 2;
 
+# The pages: the README, then docs/ in the order of its index, which must link every page of
+# docs/ (a page left out of it would be left out here too).
+my $root = "$FindBin::Bin/../..";
+my @docs;
+foreach my $link (slurp_file("$root/docs/README.md") =~ /\]\(([\w-]+\.md)(?:#[^)]*)?\)/g)
+{
+	push @docs, "docs/$link" unless grep { $_ eq "docs/$link" } @docs;
+}
+my @on_disk = sort map { s{^.*/docs/}{docs/}r } grep { !m{/docs/README\.md$} } glob("$root/docs/*.md");
+is_deeply([ sort @docs ], \@on_disk, 'docs/README.md links every page of docs/');
+
 # The lines of every page, in order; a block's line names its page and line there.
 my (@lines, @page_of, @line_of);
-foreach my $page ('README.md', 'docs/applications.md', 'docs/operations.md')
+foreach my $page ('README.md', @docs)
 {
-	my @page = split /\n/, slurp_file("$FindBin::Bin/../../$page");
+	my @page = split /\n/, slurp_file("$root/$page");
 	push @lines, @page;
 	push @page_of, ($page) x @page;
 	push @line_of, map { $_ + 1 } 0 .. $#page;

@@ -1,0 +1,66 @@
+// PostgreSQL's own errors a user of the extension meets, with a hint that names the fix: an
+// expression index, partition key or generated column on snowflake_timestamp(id) (STABLE: it
+// reads snowflake.epoch) is refused by the server before any of our code runs, so the hint is
+// added where the error is reported (emit_log_hook), from the statement's text.
+#include <cstring>
+
+#include "glue/pg.hpp"
+#include "glue/settings.hpp"
+
+extern "C" {
+#include "tcop/tcopprot.h"
+#include "utils/elog.h"
+#include "utils/memutils.h"
+}
+
+namespace snowflake::glue {
+
+namespace {
+
+emit_log_hook_type prev_emit_log_hook = nullptr;
+
+// The server's messages (untranslated, as edata->message_id holds them) that refuse a
+// non-IMMUTABLE function where our decoders are often put.
+bool is_immutable_refusal(const char *message_id) {
+  static const char *const kRefusals[] = {
+      "functions in index expression must be marked IMMUTABLE",
+      "functions in partition key expression must be marked IMMUTABLE",
+      "generation expression is not immutable",
+  };
+  if (message_id == nullptr) return false;
+  for (const char *refusal : kRefusals)
+    if (std::strcmp(message_id, refusal) == 0) return true;
+  return false;
+}
+
+// Never raises: it runs while an error is being reported.
+void add_hint(ErrorData *edata) {
+  if (edata->elevel == ERROR && edata->hint == nullptr && debug_query_string != nullptr &&
+      is_immutable_refusal(edata->message_id)) {
+    const char *call = nullptr;
+    if (std::strstr(debug_query_string, "snowflake_timestamp(") != nullptr ||
+        std::strstr(debug_query_string, "snowflake_decode(") != nullptr)
+      call = "snowflake_timestamp(id";
+    else if (std::strstr(debug_query_string, "snowflake_at(") != nullptr)
+      call = "snowflake_at(ts";
+    if (call != nullptr) {
+      char hint[320];
+      snprintf(hint, sizeof hint,
+               "The forms of the snowflake decoders without an epoch read snowflake.epoch and "
+               "are STABLE; the form that names the epoch is IMMUTABLE: %s, epoch => "
+               "to_timestamp(%lld / 1000.0)).",
+               call, static_cast<long long>(epoch_ms));
+      edata->hint = MemoryContextStrdup(ErrorContext, hint);
+    }
+  }
+  if (prev_emit_log_hook != nullptr) prev_emit_log_hook(edata);
+}
+
+}  // namespace
+
+void install_hints() {
+  prev_emit_log_hook = emit_log_hook;
+  emit_log_hook = add_hint;
+}
+
+}  // namespace snowflake::glue
