@@ -145,6 +145,19 @@ struct BlockResult {
   uint64_t first;  // kIssued: the first value
 };
 
+// The first value of a block of n after cur, from millisecond from_ms on. Up to a
+// millisecond's worth (n <= 2^SeqBits), a block is n consecutive integers, last = first + n - 1:
+// one that the rest of that millisecond cannot hold starts at the next one, from sequence 0 (the
+// sequences it skips are never issued). A larger block runs through the sequences of a
+// millisecond and carries into the next ones.
+template <int SeqBits>
+constexpr uint64_t block_first(uint64_t cur, uint64_t n, uint64_t from_ms) noexcept {
+  constexpr uint64_t per_ms = uint64_t{1} << SeqBits;
+  const uint64_t first = std::max(cur + 1, from_ms << SeqBits);
+  return n <= per_ms && (first & (per_ms - 1)) + n > per_ms ? ((first >> SeqBits) + 1) << SeqBits
+                                                            : first;
+}
+
 // n from 1 to kMaxBlockValues (block_size_ok) and block_fits_lead; floor_ms: no value below
 // this millisecond (a range's floor, 0 for one shard).
 template <int SeqBits>
@@ -153,15 +166,44 @@ inline BlockResult take_block(std::atomic<uint64_t> &last, uint64_t n, uint64_t 
   const uint64_t lead = limits.max_lead_ms;
   uint64_t cur = last.load(std::memory_order_relaxed);
   for (;;) {
-    const uint64_t first = std::max(cur + 1, std::max(now_ms, floor_ms) << SeqBits);
+    const uint64_t first = block_first<SeqBits>(cur, n, std::max(now_ms, floor_ms));
     const uint64_t end = first + (n - 1);
     const uint64_t ms = end >> SeqBits;
     if (ms > limits.max_ms) {
+      // The values left, counted from the next one (a smaller block could still take them).
+      const uint64_t next = std::max(cur + 1, std::max(now_ms, floor_ms) << SeqBits);
       const uint64_t past_end = (limits.max_ms + 1) << SeqBits;
-      return BlockResult{Step::kExhausted, first < past_end ? past_end - first : 0, 0};
+      return BlockResult{Step::kExhausted, next < past_end ? past_end - next : 0, 0};
     }
     if (ms > now_ms + lead) return BlockResult{Step::kWait, ms - lead - now_ms, 0};
     if (unlikely_(ms >= limits.reserved_ms)) return BlockResult{Step::kReserve, ms, 0};
+    if (last.compare_exchange_weak(cur, end, std::memory_order_seq_cst, std::memory_order_relaxed))
+      return BlockResult{Step::kIssued, end, first};
+  }
+}
+
+// The no-wait form (snowflake_block(n, wait => false)): as many of the next n values as the
+// stream holds now, without waiting for the clock or the reservation: up to the lead bound,
+// below the reservation, within the layout. Up to a millisecond's worth, the values are
+// consecutive integers, within the first one's millisecond. kIssued always; value 0 (and first
+// 0) when nothing could be taken now.
+template <int SeqBits>
+inline BlockResult take_block_now(std::atomic<uint64_t> &last, uint64_t n, uint64_t now_ms,
+                                  uint64_t floor_ms, const Limits &limits) noexcept {
+  constexpr uint64_t per_ms = uint64_t{1} << SeqBits;
+  const BlockResult none{Step::kIssued, 0, 0};
+  if (limits.reserved_ms == 0) return none;
+  // The first value past what may be taken now.
+  const uint64_t top_ms =
+      std::min({now_ms + limits.max_lead_ms, limits.max_ms, limits.reserved_ms - 1});
+  const uint64_t stop = (top_ms + 1) << SeqBits;
+  uint64_t cur = last.load(std::memory_order_relaxed);
+  for (;;) {
+    const uint64_t first = std::max(cur + 1, std::max(now_ms, floor_ms) << SeqBits);
+    if (first >= stop) return none;
+    uint64_t take = std::min(n, stop - first);
+    if (n <= per_ms) take = std::min(take, per_ms - (first & (per_ms - 1)));
+    const uint64_t end = first + take - 1;
     if (last.compare_exchange_weak(cur, end, std::memory_order_seq_cst, std::memory_order_relaxed))
       return BlockResult{Step::kIssued, end, first};
   }
@@ -183,7 +225,8 @@ template <int SeqBits, typename Slot>
 inline RangeBlockResult take_block_in_range(Slot *slots, uint32_t count,
                                             std::atomic<uint64_t> &floor_ms, uint64_t n,
                                             uint64_t now_ms, const Limits &limits,
-                                            const RangeCursor &after = RangeCursor{}) noexcept {
+                                            const RangeCursor &after = RangeCursor{},
+                                            bool wait = true) noexcept {
   uint32_t pick = 0;
   uint64_t least = slots[0].last.load(std::memory_order_relaxed);
   for (uint32_t i = 1; i < count; ++i) {
@@ -194,10 +237,10 @@ inline RangeBlockResult take_block_in_range(Slot *slots, uint32_t count,
     }
   }
   const uint64_t own = pick < after.shard ? after.ms + 1 : after.ms;
-  return RangeBlockResult{
-      take_block<SeqBits>(slots[pick].last, n, now_ms,
-                          std::max(floor_ms.load(std::memory_order_acquire), own), limits),
-      pick};
+  const uint64_t from = std::max(floor_ms.load(std::memory_order_acquire), own);
+  return RangeBlockResult{wait ? take_block<SeqBits>(slots[pick].last, n, now_ms, from, limits)
+                               : take_block_now<SeqBits>(slots[pick].last, n, now_ms, from, limits),
+                          pick};
 }
 
 // The value after id in its block (the client's rule): the next sequence of its shard, or

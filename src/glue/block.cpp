@@ -13,7 +13,9 @@
 extern "C" {
 #include "access/htup_details.h"
 #include "funcapi.h"
+#include "catalog/pg_type.h"
 #include "storage/ipc.h"
+#include "utils/array.h"
 #include "utils/memutils.h"
 }
 
@@ -25,6 +27,7 @@ using namespace snowflake::glue;
 struct Block {
   uint64_t first, last;  // state words: (ms << kSeqBits) | seq
   uint32_t shard;
+  uint64_t count;  // IDs from first to last (0: none, the no-wait form)
 };
 
 pg_noinline void raise_bad_block_size(int32 n) {
@@ -99,6 +102,7 @@ void leave_line_at_exit(int, Datum) { leave_line(0, false); }
 struct BlockKind {
   SharedState &state;
   uint64_t n;
+  bool wait;  // false: what the stream holds now, possibly none (take_block_now)
   uint32_t first, count;
   uint64_t word = 0;   // the lease's, in lease mode
   uint32_t index = 0;  // kIssued: the block's shard in the range
@@ -127,11 +131,18 @@ struct BlockKind {
     ShardSlot *slots = &state.shards[first];
     now_unix_ms = in.now_unix_ms;
     const RangeBlockResult r = line_take_block<kSeqBits>(
-        state.line, place, slots, count, slots[0].range_floor_ms, n, in.now_unix_ms - epoch,
-        in.now_unix_ms, limits, count > 1 ? range_place(word, first, count) : RangeCursor{});
+        state.line, place, slots, count, shard_span(first, count), slots[0].range_floor_ms, n,
+        in.now_unix_ms - epoch, in.now_unix_ms, limits,
+        count > 1 ? range_place(word, first, count) : RangeCursor{}, wait);
     index = r.shard;
     first_value = r.block.first;
     if (r.block.step == Step::kExhausted) return IssueStep{Step::kExhausted, r.block.value, 0};
+    if (r.block.step == Step::kIssued && r.block.value == 0) {
+      // Nothing now (the no-wait form). If the reservation is what stopped it, the writer is
+      // asked for more, so that a loader looping on this form finds it soon.
+      if (in.limit_unix_ms <= in.now_unix_ms + lead) request_reservation(state.reservation, in.limit_unix_ms);
+      return IssueStep{Step::kIssued, 0, in.now_unix_ms};
+    }
     return unix_step(r.block.step, r.block.value, r.block.value >> kSeqBits, epoch);
   }
 };
@@ -155,9 +166,11 @@ void take_in_line(BlockKind *kind, IssueStep *out) {
   leave_line(kind->now_unix_ms, true);
 }
 
-Block take(uint64_t n) {
+// A block of n IDs (count 0, first and last 0, when wait is false and the stream holds none
+// now).
+Block take(uint64_t n, bool wait) {
   SharedState &state = generating_state();
-  BlockKind kind{state, n, 0, 1};
+  BlockKind kind{state, n, wait, 0, 1};
   if (!lease_mode) {
     check_snowflake_settings();
     kind.first = static_cast<uint32_t>(shard_id);
@@ -166,8 +179,10 @@ Block take(uint64_t n) {
   }
   IssueStep r;
   take_in_line(&kind, &r);
+  if (r.value == 0) return Block{0, 0, 0, 0};
+  const uint64_t taken = r.value - kind.first_value + 1;
   if (kind.count > 1) note_range_block(kind.word, kind.first, kind.count, r.value, kind.index);
-  return counted(state, Block{kind.first_value, r.value, kind.first + kind.index}, n);
+  return counted(state, Block{kind.first_value, r.value, kind.first + kind.index, taken}, taken);
 }
 
 int64 block_id(uint64_t state_word, uint32_t shard) {
@@ -205,30 +220,32 @@ struct Expansion {
 
 }  // namespace
 
-// One row, returned value-per-call: no tuplestore for a single row (the cost of a call is
-// what bench/blocks.sh compares with one snowflake() call).
+// One row (first, last, count), a plain record: no set-returning path for one row. With wait
+// false and nothing to take now, count 0 and first and last NULL.
 SNOWFLAKE_FUNCTION(snowflake_block) {
-  FuncCallContext *fctx;
-  if (SRF_IS_FIRSTCALL()) {
-    const int32 n = PG_GETARG_INT32(0);
-    if (!block_size_ok(n)) raise_bad_block_size(n);
-    const Block b = take(static_cast<uint64_t>(n));
-    fctx = SRF_FIRSTCALL_INIT();
-    const MemoryContext caller = MemoryContextSwitchTo(fctx->multi_call_memory_ctx);
-    const TupleDesc desc = block_row_desc(fcinfo);
-    Datum values[3] = {Int64GetDatum(block_id(b.first, b.shard)),
-                       Int64GetDatum(block_id(b.last, b.shard)), Int32GetDatum(n)};
-    bool nulls[3] = {};
-    fctx->user_fctx = heap_form_tuple(desc, values, nulls);
-    fctx->max_calls = 1;
-    MemoryContextSwitchTo(caller);
+  const int32 n = PG_GETARG_INT32(0);
+  if (!block_size_ok(n)) raise_bad_block_size(n);
+  const Block b = take(static_cast<uint64_t>(n), PG_GETARG_BOOL(1));
+  const Datum values[3] = {Int64GetDatum(block_id(b.first, b.shard)),
+                           Int64GetDatum(block_id(b.last, b.shard)),
+                           Int32GetDatum(static_cast<int32>(b.count))};
+  bool nulls[3] = {b.count == 0, b.count == 0, false};
+  return HeapTupleGetDatum(heap_form_tuple(block_row_desc(fcinfo), const_cast<Datum *>(values), nulls));
+}
+
+// The block's IDs as an array, which every driver maps to a list: no client rule needed.
+SNOWFLAKE_FUNCTION(snowflake_block_array) {
+  const int32 n = PG_GETARG_INT32(0);
+  if (!block_size_ok(n)) raise_bad_block_size(n);
+  const Block b = take(static_cast<uint64_t>(n), PG_GETARG_BOOL(1));
+  Datum *ids = static_cast<Datum *>(palloc(sizeof(Datum) * (b.count > 0 ? b.count : 1)));
+  for (uint64_t i = 0, word = b.first; i < b.count; ++i, ++word) {
+    // The next value of the stream's word: within a millisecond the next sequence, then
+    // sequence 0 of the next millisecond (the word carries by itself).
+    ids[i] = Int64GetDatum(block_id(word, b.shard));
   }
-  fctx = SRF_PERCALL_SETUP();
-  if (fctx->call_cntr < fctx->max_calls) {
-    const Datum row = HeapTupleGetDatum(static_cast<HeapTuple>(fctx->user_fctx));
-    SRF_RETURN_NEXT(fctx, row);
-  }
-  SRF_RETURN_DONE(fctx);
+  return PointerGetDatum(construct_array(ids, static_cast<int>(b.count), INT8OID, 8,
+                                         FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
 }
 
 SNOWFLAKE_FUNCTION(snowflake_block_ids) {

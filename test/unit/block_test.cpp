@@ -286,3 +286,54 @@ TEST(BlockTest, RangeBlocksBesideRangeValuesNeverCollide) {
   }
   EXPECT_GT(total, 10000u);
 }
+
+// Up to 1,024 IDs, a block is n consecutive integers (last = first + n - 1), wherever the
+// stream stands in its millisecond: one the rest of the millisecond cannot hold starts at the
+// next one.
+TEST(BlockTest, EveryBlockUpToAMillisecondIsConsecutive) {
+  for (uint64_t n = 1; n <= 1024; ++n) {
+    for (uint64_t seq : {uint64_t{0}, uint64_t{1}, 1024 - n, 1024 - n + 1, uint64_t{1022},
+                         uint64_t{1023}}) {
+      if (seq > 1023) continue;
+      Stream s;
+      s.last.store((uint64_t{100} << kSeqBits) | seq);
+      const BlockResult b = s.block(n, 100);
+      ASSERT_EQ(b.step, Step::kIssued) << n << " at " << seq;
+      const uint64_t first = id_of(b.first, 7), last = id_of(b.value, 7);
+      ASSERT_EQ(last, first + n - 1) << n << " at " << seq;
+      ASSERT_GT(b.first, (uint64_t{100} << kSeqBits) | seq);  // after what was issued
+      // It starts in the same millisecond when that holds it, else at the next one's start.
+      const bool fits = seq + 1 + n <= 1024;
+      EXPECT_EQ(b.first, fits ? (uint64_t{100} << kSeqBits | (seq + 1)) : uint64_t{101} << kSeqBits)
+          << n << " at " << seq;
+    }
+  }
+}
+
+TEST(BlockTest, TheNoWaitFormTakesWhatTheStreamHoldsNow) {
+  Stream s;
+  s.lead_ms = 2;
+  // An empty stream at the clock: 1,000 fit in the clock's millisecond.
+  BlockResult b = take_block_now<kSeqBits>(s.last, 1000, 100, 0, s.limits());
+  ASSERT_EQ(b.step, Step::kIssued);
+  EXPECT_EQ(b.value - b.first + 1, 1000u);
+  // 1,000 more: consecutive, so only the 24 left of the millisecond.
+  b = take_block_now<kSeqBits>(s.last, 1000, 100, 0, s.limits());
+  EXPECT_EQ(b.value - b.first + 1, 24u);
+  EXPECT_EQ(b.value & kMaxSeq, 1023u);
+  // 5,000: the two milliseconds the lead allows, 2,048, and no more.
+  b = take_block_now<kSeqBits>(s.last, 5000, 100, 0, s.limits());
+  EXPECT_EQ(b.value - b.first + 1, 2048u);
+  EXPECT_EQ(b.value >> kSeqBits, 102u);
+  // At the lead bound: nothing, at once, and nothing consumed.
+  const uint64_t before = s.last.load();
+  b = take_block_now<kSeqBits>(s.last, 1, 100, 0, s.limits());
+  EXPECT_EQ(b.value, 0u);
+  EXPECT_EQ(s.last.load(), before);
+  // The reservation bounds it too: below millisecond 104, with the clock at 103.
+  s.reserved_ms = 104;
+  b = take_block_now<kSeqBits>(s.last, 5000, 103, 0, s.limits());
+  EXPECT_EQ(b.value - b.first + 1, 1024u);
+  EXPECT_EQ(b.value >> kSeqBits, 103u);
+  EXPECT_EQ(take_block_now<kSeqBits>(s.last, 1, 103, 0, s.limits()).value, 0u);
+}
