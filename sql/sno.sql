@@ -87,7 +87,8 @@ COPY items_copy FROM :'datafile' (FORMAT binary);
 SELECT count(*) AS copied_equal FROM items JOIN items_copy USING (id, n);
 DROP TABLE items, items_copy, ids;
 
--- bad input: 22P02 naming the length or the character and its position; 22008 for times
+-- bad input: 22P02 naming the length or the character and its position, 22P03 for bytes of
+-- the wrong length; 22008 for times
 SELECT '6ncg4s4cr5wwi22'::sno;
 \echo SQLSTATE :LAST_ERROR_SQLSTATE
 SELECT '6ncg4s4cr5wwi2222'::sno;

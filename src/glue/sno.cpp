@@ -258,7 +258,7 @@ SNOWFLAKE_FUNCTION(bytea_to_sno) {
   const bytea *in = PG_GETARG_BYTEA_PP(0);
   const size_t len = VARSIZE_ANY_EXHDR(in);
   if (len != sno::kBytes)
-    ereport(ERROR, (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+    ereport(ERROR, (errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
                     errmsg("invalid length for a sno: %zu bytes", len),
                     errdetail("A sno is %zu bytes.", sno::kBytes)));
   return sno_datum(reinterpret_cast<const uint8_t *>(VARDATA_ANY(in)));
@@ -300,7 +300,7 @@ SNOWFLAKE_FUNCTION(xid_decode_bytea) {
   const bytea *in = PG_GETARG_BYTEA_PP(0);
   const size_t len = VARSIZE_ANY_EXHDR(in);
   if (len != xid::kBytes)
-    ereport(ERROR, (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+    ereport(ERROR, (errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
                     errmsg("invalid length for an xid: %zu bytes", len),
                     errdetail("An xid is %zu bytes.", xid::kBytes)));
   return xid_record(fcinfo, reinterpret_cast<const uint8_t *>(VARDATA_ANY(in)));
