@@ -143,6 +143,31 @@ SELECT xid_decode('\x4d88e15b60f486e428412d'::bytea);
 \echo SQLSTATE :LAST_ERROR_SQLSTATE
 SELECT xid_decode(''::bytea);
 
+-- Lengths and positions count characters, not bytes, in the server's encoding; a character
+-- of more than one byte is named as itself, with its code point. In a UTF-8 database of its
+-- own (the regression database's encoding follows the machine's locale).
+CREATE DATABASE regress_sno_utf8 ENCODING 'UTF8' LOCALE 'C' TEMPLATE template0;
+\set regress_db :DBNAME
+\c regress_sno_utf8
+SET client_min_messages = warning;
+CREATE EXTENSION snowflake;
+RESET client_min_messages;
+-- 16 characters, 17 bytes: the character; 15 characters, 16 bytes: the length
+SELECT E'6ncg4s4cr5wwi22\u00e9'::sno;
+SELECT E'6ncg4s4cr5wwi2\u00e9'::sno;
+SELECT E'6ncg\u20ac4s4cr5wwi22'::sno;
+SELECT E'6ncG\u00e94s4cr5wwi22'::sno;
+SELECT E'\u00e96ncg4s4cr5wwi222'::sno;
+-- xid: 20 characters, 21 bytes; 19 characters, 20 bytes
+SELECT xid_decode(E'9m4e2mr0ui3e8a215n4\u00e9');
+SELECT xid_decode(E'9m4e2mr0ui3e8a215n\u00e9');
+-- ulid: 26 characters, 27 bytes, is a bad character; 25 characters, 26 bytes, a bad length
+SELECT E'01ARZ3NDEKTSV4RRFFQ69G5FA\u00e9'::ulid;
+SELECT E'01ARZ3NDEKTSV4RRFFQ69G5F\u00e9'::ulid;
+\c :regress_db
+SET timezone = 'UTC';
+DROP DATABASE regress_sno_utf8;
+
 -- sno(meta): the server's stream. test/preload.conf sets snowflake.shard_id = 5: every sno is on
 -- partition 5, with the metabyte asked, the tick-tock bit clear, the time of the call (a
 -- 4 ms unit); (time, sequence) strictly increases in call order whatever the metabyte, and

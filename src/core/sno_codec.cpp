@@ -45,7 +45,11 @@ void encode(const uint8_t in[kBytes], char out[kTextLen]) noexcept {
 }
 
 TextParse decode(const char *text, size_t len, uint8_t out[kBytes]) noexcept {
-  if (len != kTextLen) return {TextParse::kBadLength, 0};
+  if (len != kTextLen) {
+    size_t i = 0;
+    while (i < len && kDecode.v[static_cast<unsigned char>(text[i])] >= 0) ++i;
+    return {TextParse::kBadLength, i};
+  }
   U80 v{0, 0};
   for (size_t i = 0; i < kTextLen; ++i) {
     const int8_t d = kDecode.v[static_cast<unsigned char>(text[i])];

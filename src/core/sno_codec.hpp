@@ -17,8 +17,9 @@ constexpr int64_t kEpochUnixMs = int64_t{1262304000} * 1000;
 constexpr int64_t kUnitMs = 4;
 constexpr uint64_t kMaxUnits = (uint64_t{1} << 39) - 1;
 
-// The outcome of reading a text; position (0-based) is the first character not of the
-// alphabet when status is kBadCharacter.
+// The outcome of reading a text; position (0-based) is the first byte not of the alphabet
+// (kBadCharacter; with kBadLength too, or len when there is none), so that a caller can tell
+// a text of 16 characters, some of them of more than one byte, from one of another length.
 struct TextParse {
   enum Status : uint8_t { kOk, kBadLength, kBadCharacter } status;
   size_t position;

@@ -131,6 +131,11 @@ TEST(SnoCodec, RefusesWrongLengthsAndNamesTheFirstBadCharacter) {
   EXPECT_EQ(sno::decode("", 0, b).status, sno::TextParse::kBadLength);
   EXPECT_EQ(sno::decode("222222222222222", 15, b).status, sno::TextParse::kBadLength);
   EXPECT_EQ(sno::decode("22222222222222222", 17, b).status, sno::TextParse::kBadLength);
+  // Of the wrong length too, the first byte outside the alphabet (the length when none): a
+  // text of 16 characters and 17 bytes is told from one of 17 characters by it.
+  EXPECT_EQ(sno::decode("22222222222222222", 17, b).position, 17u);
+  EXPECT_EQ(sno::decode("6ncg4s4cr5wwi22\xc3\xa9", 17, b).position, 15u);
+  EXPECT_EQ(sno::decode("6ncG4s4cr5wwi22\xc3\xa9", 17, b).position, 3u);
   // Out of the alphabet: 0, 1, y, z, upper case, a space, a NUL.
   const char bad[] = {'0', '1', 'y', 'z', 'A', 'X', ' ', '\0', '-'};
   for (size_t pos : {size_t{0}, size_t{7}, size_t{15}})
@@ -218,6 +223,8 @@ TEST(XidCodec, RefusesWrongLengthsCharactersAndPadding) {
   uint8_t b[xid::kBytes];
   EXPECT_EQ(xid::decode("9m4e2mr0ui3e8a215n4", 19, b).status, xid::TextParse::kBadLength);
   EXPECT_EQ(xid::decode("9m4e2mr0ui3e8a215n4g0", 21, b).status, xid::TextParse::kBadLength);
+  EXPECT_EQ(xid::decode("9m4e2mr0ui3e8a215n4g0", 21, b).position, 21u);
+  EXPECT_EQ(xid::decode("9m4e2mr0ui3e8a215n4\xc3\xa9", 21, b).position, 19u);
   for (char c : {'w', 'z', 'A', 'V', '-', ' ', '\0'}) {
     char t[xid::kTextLen + 1] = "9m4e2mr0ui3e8a215n4g";
     t[5] = c;
