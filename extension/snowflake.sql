@@ -463,6 +463,9 @@ CREATE FUNCTION snowflake_observe(id uuid) RETURNS void
 CREATE FUNCTION snowflake_observe(id ulid) RETURNS void
 	AS 'MODULE_PATHNAME', 'snowflake_observe_ulid' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 
+CREATE FUNCTION snowflake_observe(id sno) RETURNS void
+	AS 'MODULE_PATHNAME', 'snowflake_observe_sno' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+
 -- For replication's apply: observes a row's ID columns (the arguments; by default the primary
 -- key), and counts what it may not observe instead of raising.
 CREATE FUNCTION snowflake_observe_trigger() RETURNS trigger
@@ -478,11 +481,13 @@ CREATE FUNCTION snowflake_replica_guard() RETURNS trigger
 REVOKE ALL ON FUNCTION snowflake_observe(bigint) FROM PUBLIC;
 REVOKE ALL ON FUNCTION snowflake_observe(uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION snowflake_observe(ulid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION snowflake_observe(sno) FROM PUBLIC;
 REVOKE ALL ON FUNCTION snowflake_observe_trigger() FROM PUBLIC;
 REVOKE ALL ON FUNCTION snowflake_replica_guard() FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION snowflake_observe(bigint) TO @extowner@ WITH GRANT OPTION;
 GRANT EXECUTE ON FUNCTION snowflake_observe(uuid) TO @extowner@ WITH GRANT OPTION;
 GRANT EXECUTE ON FUNCTION snowflake_observe(ulid) TO @extowner@ WITH GRANT OPTION;
+GRANT EXECUTE ON FUNCTION snowflake_observe(sno) TO @extowner@ WITH GRANT OPTION;
 GRANT EXECUTE ON FUNCTION snowflake_observe_trigger() TO @extowner@ WITH GRANT OPTION;
 GRANT EXECUTE ON FUNCTION snowflake_replica_guard() TO @extowner@ WITH GRANT OPTION;
 
@@ -708,6 +713,7 @@ COMMENT ON FUNCTION typeid_prefix(text) IS 'the type prefix of a TypeID (empty w
 COMMENT ON FUNCTION snowflake_observe(bigint) IS 'every snowflake ID issued here from now on is above this one, from another server (bounded by snowflake.max_clock_offset)';
 COMMENT ON FUNCTION snowflake_observe(uuid) IS 'every ID issued here from now on is in a later millisecond than this version 7 UUID (bounded by snowflake.max_clock_offset)';
 COMMENT ON FUNCTION snowflake_observe(ulid) IS 'every ID issued here from now on is in a later millisecond than this ULID (bounded by snowflake.max_clock_offset)';
+COMMENT ON FUNCTION snowflake_observe(sno) IS 'every ID issued here from now on is in a later millisecond than this sno''s 4 ms unit, every sno in a later unit (bounded by snowflake.max_clock_offset)';
 
 COMMENT ON FUNCTION snowflake_mask(bigint, text) IS 'a 26-character token for an ID (with prefix_ before it if given) under the active key of snowflake.mask_key_file: no time, shard or order can be read from it';
 COMMENT ON FUNCTION snowflake_unmask(text, text) IS 'the ID of a token made by snowflake_mask() with any key of snowflake.mask_key_file, which must carry exactly prefix (none when not given); a changed or forged token is an ERROR';

@@ -29,6 +29,17 @@ SELECT snowflake_uuidv7() > :'u'::uuid AS uuid_above, ulid() > ulid_at(uuidv7_ti
 SELECT ulid_at(clock_timestamp() + interval '1.4 s') AS l \gset
 SELECT snowflake_observe(:'l'::ulid);
 SELECT ulid() > :'l'::ulid AS ulid_above_ulid;
+-- a sno, observed at the last millisecond of its 4 ms unit: the largest sno of a unit 1.6 s
+-- ahead (metabyte, partition and sequence all ones) is below the next sno(), and every kind
+-- is past the unit
+SELECT (substr(sno_at(clock_timestamp() + interval '1.6 s')::bytea, 1, 5)
+        || '\xffffffffff'::bytea)::sno AS s \gset
+SELECT snowflake_observe(:'s'::sno);
+SELECT sno() > :'s'::sno AS sno_above_sno,
+       snowflake_timestamp(snowflake()) >= sno_timestamp(:'s') + interval '4 ms' AS snowflake_past_unit,
+       uuidv7_timestamp(snowflake_uuidv7()) >= sno_timestamp(:'s') + interval '4 ms' AS uuidv7_past_unit,
+       observed_until = sno_timestamp(:'s') + interval '3 ms' AS until_unit_end
+  FROM snowflake_status();
 
 -- On a logical-replication subscriber: a trigger observes every row that arrives, so that
 -- rows written here afterwards get larger IDs than the rows they follow. (ENABLE ALWAYS: the
@@ -78,6 +89,7 @@ SELECT call, pg_temp.ok_or_error('SELECT ' || call) AS outcome FROM (VALUES
   ('snowflake_observe(snowflake_at(clock_timestamp() + interval ''6 s''))'),
   ('snowflake_observe(uuidv7_at(clock_timestamp() + interval ''1 hour''))'),
   ('snowflake_observe(ulid_at(''3000-01-01''))'),
+  ('snowflake_observe(sno_at(''2079-01-01''))'),
   ('snowflake_observe(''a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11''::uuid)'),
   ('snowflake_observe(-1::bigint)'),
   ('snowflake_observe(NULL::bigint)')
@@ -92,6 +104,7 @@ SET ROLE regress_observer;
 SELECT pg_temp.ok_or_error('SELECT snowflake_observe(1::bigint)') AS bigint_form,
        pg_temp.ok_or_error('SELECT snowflake_observe(uuidv7_at(now()))') AS uuid_form,
        pg_temp.ok_or_error('SELECT snowflake_observe(ulid_at(now()))') AS ulid_form,
+       pg_temp.ok_or_error('SELECT snowflake_observe(sno_at(now()))') AS sno_form,
        pg_temp.ok_or_error('SELECT snowflake_reservation_create()') AS create_form;
 SET snowflake.max_clock_offset = '1h';
 RESET ROLE;

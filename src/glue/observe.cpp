@@ -106,6 +106,16 @@ SNOWFLAKE_FUNCTION(snowflake_observe_uuid) {
   PG_RETURN_VOID();
 }
 
+// A sno is observed at the last millisecond of its 4 ms unit, as the apply trigger does: the
+// server's next snos are then in a later unit, above it whatever their partition and metabyte.
+SNOWFLAKE_FUNCTION(snowflake_observe_sno) {
+  const uint8_t *bytes = reinterpret_cast<const uint8_t *>(DatumGetPointer(PG_GETARG_DATUM(0)));
+  const Sources128 src = sources128();
+  observe(src.clock, src.reservation, sno::unit_end_unix_ms(sno::fields(bytes).units), "sno",
+          false);
+  PG_RETURN_VOID();
+}
+
 SNOWFLAKE_FUNCTION(snowflake_observe_ulid) {
   const uint8_t *bytes = reinterpret_cast<const uint8_t *>(DatumGetPointer(PG_GETARG_DATUM(0)));
   const Sources128 src = sources128();
