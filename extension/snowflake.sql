@@ -472,7 +472,8 @@ CREATE FUNCTION snowflake_observe_trigger() RETURNS trigger
 	AS 'MODULE_PATHNAME', 'snowflake_observe_trigger' LANGUAGE C VOLATILE;
 
 -- The same, and a row applied by replication whose snowflake ID has one of this server's own
--- shards is a shard collision (snowflake.on_shard_collision).
+-- shards, or whose sno has the partition this server issues snos on, is a shard collision
+-- (snowflake.on_shard_collision).
 CREATE FUNCTION snowflake_replica_guard() RETURNS trigger
 	AS 'MODULE_PATHNAME', 'snowflake_replica_guard' LANGUAGE C VOLATILE;
 
@@ -693,7 +694,7 @@ COMMENT ON FUNCTION snowflake_streams() IS 'a row per ID stream that issued a va
 COMMENT ON FUNCTION snowflake_block(integer) IS 'reserves the next n (1 to 1048576) IDs of this server''s stream in one step, durable like every ID: every ID of the block''s shard from first to last, for a client to hand out';
 COMMENT ON FUNCTION snowflake_block_ids(bigint, bigint) IS 'every ID of a block from first to last, in order: within a millisecond the next sequence, then sequence 0 of the next millisecond';
 COMMENT ON FUNCTION snowflake_observe_trigger() IS 'row trigger for replication''s apply: observes the named ID columns (default: the primary key) of each row, and counts in snowflake_status() what it may not observe instead of raising';
-COMMENT ON FUNCTION snowflake_replica_guard() IS 'row trigger for tables that replication writes into: observes the named ID columns (default: the primary key) as snowflake_observe_trigger() does, and reports a replicated snowflake ID of this server''s own shards as a shard collision (snowflake.on_shard_collision)';
+COMMENT ON FUNCTION snowflake_replica_guard() IS 'row trigger for tables that replication writes into: observes the named ID columns (default: the primary key) as snowflake_observe_trigger() does, and reports a replicated snowflake ID of this server''s own shards, or a sno of the partition it issues snos on, as a shard collision (snowflake.on_shard_collision)';
 COMMENT ON FUNCTION snowflake_reservation_create() IS 'a server whose reservation file is missing may generate again, from the clock: only once the clock is past every ID already issued';
 COMMENT ON FUNCTION snowflake_decode(bigint, text) IS 'time, node and sequence of another system''s 64-bit ID: layout twitter, discord (shard: the 10 bits of datacenter and worker, or worker and process), sonyflake (shard: machine), pgedge, pgedge_1_1 (shard: node; seq: count) or instagram';
 COMMENT ON FUNCTION snowflake_at(timestamptz, text) IS 'the smallest ID of a layout (twitter, discord, sonyflake, pgedge, pgedge_1_1, instagram) at the time: for key range scans of such IDs';
