@@ -412,6 +412,17 @@ CREATE OPERATOR CLASS sno_hash_ops DEFAULT FOR TYPE sno USING hash AS
 	FUNCTION 1 sno_hash(sno),
 	FUNCTION 2 sno_hash_extended(sno, bigint);
 
+CREATE OPERATOR CLASS sno_minmax_ops DEFAULT FOR TYPE sno USING brin AS
+	OPERATOR 1 <,
+	OPERATOR 2 <=,
+	OPERATOR 3 =,
+	OPERATOR 4 >=,
+	OPERATOR 5 >,
+	FUNCTION 1 pg_catalog.brin_minmax_opcinfo(internal),
+	FUNCTION 2 pg_catalog.brin_minmax_add_value(internal, internal, internal, internal),
+	FUNCTION 3 pg_catalog.brin_minmax_consistent(internal, internal, internal),
+	FUNCTION 4 pg_catalog.brin_minmax_union(internal, internal, internal);
+
 -- sno aggregates
 
 CREATE FUNCTION sno_smaller(sno, sno) RETURNS sno
@@ -686,6 +697,8 @@ COMMENT ON OPERATOR CLASS sno_ops USING btree IS 'default btree operator class f
 COMMENT ON OPERATOR FAMILY sno_ops USING btree IS 'btree operators of sno';
 COMMENT ON OPERATOR CLASS sno_hash_ops USING hash IS 'default hash operator class for sno';
 COMMENT ON OPERATOR FAMILY sno_hash_ops USING hash IS 'hash operators of sno';
+COMMENT ON OPERATOR CLASS sno_minmax_ops USING brin IS 'default BRIN minmax operator class for sno';
+COMMENT ON OPERATOR FAMILY sno_minmax_ops USING brin IS 'BRIN minmax operators of sno';
 COMMENT ON FUNCTION xid_decode(text) IS 'the second, the 3-byte machine id, the process id and the counter of an xid (github.com/rs/xid) of 20 lower-case base32hex characters';
 COMMENT ON FUNCTION xid_decode(bytea) IS 'the second, the 3-byte machine id, the process id and the counter of an xid (github.com/rs/xid) of 12 bytes';
 

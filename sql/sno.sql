@@ -77,6 +77,24 @@ CREATE INDEX ON items USING hash (id);
 SELECT count(DISTINCT sno_hash(id)) > 19990 AS spread,
        bool_and(sno_hash_extended(id, 0) & 4294967295 = sno_hash(id)::bigint & 4294967295) AS seed0
   FROM items;
+-- a BRIN index (sno_minmax_ops, the default) is used for a time range and for one sno, and
+-- finds the rows a sequential scan finds
+CREATE TEMP TABLE items_brin AS SELECT * FROM items ORDER BY id;
+CREATE INDEX items_brin_id ON items_brin USING brin (id) WITH (pages_per_range = 4);
+ANALYZE items_brin;
+SELECT opc.opcname, opc.opcdefault FROM pg_index i JOIN pg_opclass opc ON opc.oid = i.indclass[0]
+ WHERE i.indexrelid = 'items_brin_id'::regclass;
+SET enable_seqscan = off;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM items_brin
+ WHERE id >= sno_at('2024-01-01 05:00:00+00') AND id < sno_at('2024-01-01 05:10:00+00');
+SELECT count(*) AS rows, min(n), max(n) FROM items_brin
+ WHERE id >= sno_at('2024-01-01 05:00:00+00') AND id < sno_at('2024-01-01 05:10:00+00');
+SELECT n FROM items_brin WHERE id = (SELECT id FROM items WHERE n = 12345);
+SELECT count(*) AS at_or_below FROM items_brin WHERE id <= (SELECT id FROM items WHERE n = 777);
+RESET enable_seqscan;
+SELECT count(*) AS rows, min(n), max(n) FROM items_brin
+ WHERE id >= sno_at('2024-01-01 05:00:00+00') AND id < sno_at('2024-01-01 05:10:00+00');
+DROP TABLE items_brin;
 
 -- binary COPY out and in
 \getenv abs_builddir PG_ABS_BUILDDIR
