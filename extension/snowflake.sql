@@ -325,7 +325,10 @@ CREATE FUNCTION bytea_to_sno(bytea) RETURNS sno
 -- sno casts
 
 CREATE CAST (sno AS bytea) WITH FUNCTION sno_to_bytea(sno);
-CREATE CAST (bytea AS sno) WITH FUNCTION bytea_to_sno(bytea);
+-- AS ASSIGNMENT: a client that sends bytes as bytea (psycopg, a query's $1::bytea) can store
+-- them in a sno column. Not implicit: bytea would then reach every function and operator of
+-- sno (min(bytea) would become min(sno)).
+CREATE CAST (bytea AS sno) WITH FUNCTION bytea_to_sno(bytea) AS ASSIGNMENT;
 
 -- sno operators
 
@@ -661,7 +664,7 @@ COMMENT ON OPERATOR FAMILY ulid_minmax_ops USING brin IS 'BRIN minmax operators 
 
 COMMENT ON TYPE sno IS 'a sno (github.com/muyo/sno): 10 bytes, 39 bits of 4 ms units since 2010-01-01 UTC, a tick-tock bit, a metabyte, a 16-bit partition and a 16-bit sequence; 16 characters of [2-9a-x] as text, in byte order';
 COMMENT ON TYPE sno[] IS 'an array of sno';
-COMMENT ON FUNCTION sno_in(cstring) IS 'sno input: 16 characters of 2-9 and a-x';
+COMMENT ON FUNCTION sno_in(cstring) IS 'sno input: 16 characters of 2-9 and a-x, or bytea''s hex text of the 10 bytes (\x and 20 hexadecimal digits)';
 COMMENT ON FUNCTION sno_out(sno) IS 'sno output: 16 characters of 2-9 and a-x';
 COMMENT ON FUNCTION sno_recv(internal) IS 'sno binary input: 10 bytes';
 COMMENT ON FUNCTION sno_send(sno) IS 'sno binary output: 10 bytes';
@@ -672,7 +675,7 @@ COMMENT ON FUNCTION sno_at(timestamptz) IS 'the smallest sno of the 4 ms unit th
 COMMENT ON FUNCTION sno_to_bytea(sno) IS 'the 10 bytes of a sno';
 COMMENT ON FUNCTION bytea_to_sno(bytea) IS 'a sno from 10 bytes';
 COMMENT ON CAST (sno AS bytea) IS 'the 10 bytes';
-COMMENT ON CAST (bytea AS sno) IS 'from exactly 10 bytes';
+COMMENT ON CAST (bytea AS sno) IS 'from exactly 10 bytes; in assignments too (INSERT, UPDATE)';
 COMMENT ON FUNCTION sno_eq(sno, sno) IS 'implementation of = for sno';
 COMMENT ON FUNCTION sno_ne(sno, sno) IS 'implementation of <> for sno';
 COMMENT ON FUNCTION sno_lt(sno, sno) IS 'implementation of < for sno';

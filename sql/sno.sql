@@ -105,6 +105,21 @@ COPY items_copy FROM :'datafile' (FORMAT binary);
 SELECT count(*) AS copied_equal FROM items JOIN items_copy USING (id, n);
 DROP TABLE items, items_copy, ids;
 
+-- bytea's hex text of the 10 bytes is a sno too, in either case (pgx sends muyo/sno's driver
+-- value so, and so does a simple-protocol client that quotes bytes); a bytea is stored in a
+-- sno column (an assignment cast), but no operator takes a sno and a bytea (not implicit)
+SELECT '\x4e6f2160a0ff9a0a1033'::sno AS from_hex, '\x4E6F2160A0FF9A0A1033'::sno AS from_upper_hex;
+CREATE TEMP TABLE from_bytes (id sno);
+INSERT INTO from_bytes VALUES ('\x4e6f2160a0ff9a0a1033'::bytea);
+INSERT INTO from_bytes SELECT decode('4e6f2160a0ff9a0a1034', 'hex');
+UPDATE from_bytes SET id = '\x4e6f2160a0ff9a0a1035'::bytea WHERE id = '\x4e6f2160a0ff9a0a1034';
+SELECT id, id::bytea AS bytes FROM from_bytes ORDER BY id;
+SELECT 'brpk4q72xwf2m63l'::sno = '\x4e6f2160a0ff9a0a1033'::bytea;
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+INSERT INTO from_bytes VALUES ('\x4e6f'::bytea);
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+DROP TABLE from_bytes;
+
 -- bad input: 22P02 naming the length or the character and its position, 22P03 for bytes of
 -- the wrong length; 22008 for times
 SELECT '6ncg4s4cr5wwi22'::sno;
@@ -116,6 +131,9 @@ SELECT '6ncg4s4cr5wwi22y'::sno;
 SELECT '6ncG4s4cr5wwi222'::sno;
 SELECT '1ncg4s4cr5wwi222'::sno;
 SELECT '6ncg4s4c 5wwi222'::sno;
+SELECT '\x4e6f2160a0ff9a0a10'::sno;
+SELECT '\x4e6f2160a0ff9a0a10zz'::sno;
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
 SELECT '\x4e6f2160a0ff9a0a10'::bytea::sno;
 \echo SQLSTATE :LAST_ERROR_SQLSTATE
 SELECT '\x4e6f2160a0ff9a0a103300'::bytea::sno;

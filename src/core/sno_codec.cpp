@@ -61,6 +61,24 @@ TextParse decode(const char *text, size_t len, uint8_t out[kBytes]) noexcept {
   return {TextParse::kOk, 0};
 }
 
+bool decode_hex(const char *text, size_t len, uint8_t out[kBytes]) noexcept {
+  if (len != kHexTextLen || !is_hex_text(text, len)) return false;
+  auto digit = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  uint8_t b[kBytes];
+  for (size_t i = 0; i < kBytes; ++i) {
+    const int hi = digit(text[2 + 2 * i]), lo = digit(text[3 + 2 * i]);
+    if (hi < 0 || lo < 0) return false;
+    b[i] = static_cast<uint8_t>(hi << 4 | lo);
+  }
+  for (size_t i = 0; i < kBytes; ++i) out[i] = b[i];
+  return true;
+}
+
 Fields fields(const uint8_t id[kBytes]) noexcept {
   const U80 v = load(id);
   // Time and tick are the top 40 bits: hi's 16 and lo's top 24.

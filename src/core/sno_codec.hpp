@@ -28,6 +28,14 @@ struct TextParse {
 void encode(const uint8_t in[kBytes], char out[kTextLen]) noexcept;
 TextParse decode(const char *text, size_t len, uint8_t out[kBytes]) noexcept;
 
+// bytea's hex text of the 10 bytes: \x and 20 hexadecimal digits of either case, what a driver
+// sends as text for a byte string it has no type for (pgx for muyo/sno's driver value).
+constexpr size_t kHexTextLen = 2 + 2 * kBytes;
+inline bool is_hex_text(const char *text, size_t len) noexcept {
+  return len >= 2 && text[0] == '\\' && text[1] == 'x';
+}
+bool decode_hex(const char *text, size_t len, uint8_t out[kBytes]) noexcept;
+
 struct Fields {
   uint64_t units;  // 4 ms units since kEpochUnixMs, 0 to kMaxUnits
   bool tick;

@@ -212,10 +212,20 @@ SNOWFLAKE_FUNCTION(sno_generate) {
   return issue(static_cast<uint8_t>(meta));
 }
 
+// sno's text, or bytea's hex text of the 10 bytes (\x and 20 hexadecimal digits): what pgx
+// sends for muyo/sno's driver value, whose type it does not know.
 SNOWFLAKE_FUNCTION(sno_in) {
   const char *text = PG_GETARG_CSTRING(0);
   const size_t len = std::strlen(text);
   uint8_t bytes[sno::kBytes];
+  if (sno::is_hex_text(text, len)) {
+    if (likely(sno::decode_hex(text, len, bytes))) return sno_datum(bytes);
+    SNOWFLAKE_ERETURN(fcinfo->context, (Datum)0,
+                      (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+                       errmsg("invalid input syntax for type %s: \"%s\"", "sno", text),
+                       errdetail("A sno in bytea's hex form is \\x and %zu hexadecimal digits.",
+                                 2 * sno::kBytes)));
+  }
   const sno::TextParse p = sno::decode(text, len, bytes);
   if (likely(p.status == sno::TextParse::kOk)) return sno_datum(bytes);
   // Of the wrong length in characters, its length; of 16 characters, some of more than one

@@ -149,6 +149,21 @@ TEST(SnoCodec, RefusesWrongLengthsAndNamesTheFirstBadCharacter) {
     }
 }
 
+TEST(SnoCodec, ReadsByteaHexTextOfTenBytes) {
+  uint8_t b[sno::kBytes];
+  const uint8_t want[sno::kBytes] = {0x4e, 0x6f, 0x21, 0x60, 0xa0, 0xff, 0x9a, 0x0a, 0x10, 0x33};
+  ASSERT_TRUE(sno::decode_hex("\\x4e6f2160a0ff9a0a1033", 22, b));
+  EXPECT_EQ(0, std::memcmp(b, want, sno::kBytes));
+  ASSERT_TRUE(sno::decode_hex("\\x4E6F2160A0FF9A0A1033", 22, b));
+  EXPECT_EQ(0, std::memcmp(b, want, sno::kBytes));
+  EXPECT_FALSE(sno::decode_hex("\\x4e6f2160a0ff9a0a10", 20, b));
+  EXPECT_FALSE(sno::decode_hex("\\x4e6f2160a0ff9a0a103300", 24, b));
+  EXPECT_FALSE(sno::decode_hex("\\x4e6f2160a0ff9a0a10zz", 22, b));
+  EXPECT_FALSE(sno::decode_hex("\\X4e6f2160a0ff9a0a1033", 22, b));
+  EXPECT_FALSE(sno::decode_hex("x\\4e6f2160a0ff9a0a1033", 22, b));
+  EXPECT_FALSE(sno::is_hex_text("brpk4q72xwf2m63l", 16));
+}
+
 TEST(SnoCodec, AtIsTheLowestOfItsUnitWithinTheRange) {
   uint8_t b[sno::kBytes];
   EXPECT_FALSE(sno::at_unix_ms(sno::kEpochUnixMs - 1, b));
