@@ -686,7 +686,7 @@ COMMENT ON FUNCTION sno_larger(sno, sno) IS 'the larger of two snos (max)';
 COMMENT ON AGGREGATE min(sno) IS 'the smallest (earliest) sno';
 COMMENT ON AGGREGATE max(sno) IS 'the largest (latest) sno';
 COMMENT ON FUNCTION sno_ge(sno, sno) IS 'implementation of >= for sno';
-COMMENT ON FUNCTION sno_cmp(sno, sno) IS 'btree comparison of sno: byte order, which is time order and text order';
+COMMENT ON FUNCTION sno_cmp(sno, sno) IS 'btree comparison of sno: byte order, which is time order and the text''s order under a byte-wise collation (C)';
 COMMENT ON FUNCTION sno_sortsupport(internal) IS 'btree sort support for sno';
 COMMENT ON FUNCTION sno_hash(sno) IS 'hash of a sno';
 COMMENT ON FUNCTION sno_hash_extended(sno, bigint) IS 'seeded 64-bit hash of a sno';
