@@ -325,7 +325,10 @@ CREATE FUNCTION bytea_to_sno(bytea) RETURNS sno
 -- sno casts
 
 CREATE CAST (sno AS bytea) WITH FUNCTION sno_to_bytea(sno);
-CREATE CAST (bytea AS sno) WITH FUNCTION bytea_to_sno(bytea);
+-- AS ASSIGNMENT: a client that sends bytes as bytea (psycopg, a query's $1::bytea) can store
+-- them in a sno column. Not implicit: bytea would then reach every function and operator of
+-- sno (min(bytea) would become min(sno)).
+CREATE CAST (bytea AS sno) WITH FUNCTION bytea_to_sno(bytea) AS ASSIGNMENT;
 
 -- sno operators
 
@@ -412,6 +415,17 @@ CREATE OPERATOR CLASS sno_hash_ops DEFAULT FOR TYPE sno USING hash AS
 	FUNCTION 1 sno_hash(sno),
 	FUNCTION 2 sno_hash_extended(sno, bigint);
 
+CREATE OPERATOR CLASS sno_minmax_ops DEFAULT FOR TYPE sno USING brin AS
+	OPERATOR 1 <,
+	OPERATOR 2 <=,
+	OPERATOR 3 =,
+	OPERATOR 4 >=,
+	OPERATOR 5 >,
+	FUNCTION 1 pg_catalog.brin_minmax_opcinfo(internal),
+	FUNCTION 2 pg_catalog.brin_minmax_add_value(internal, internal, internal, internal),
+	FUNCTION 3 pg_catalog.brin_minmax_consistent(internal, internal, internal),
+	FUNCTION 4 pg_catalog.brin_minmax_union(internal, internal, internal);
+
 -- sno aggregates
 
 CREATE FUNCTION sno_smaller(sno, sno) RETURNS sno
@@ -463,13 +477,17 @@ CREATE FUNCTION snowflake_observe(id uuid) RETURNS void
 CREATE FUNCTION snowflake_observe(id ulid) RETURNS void
 	AS 'MODULE_PATHNAME', 'snowflake_observe_ulid' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 
+CREATE FUNCTION snowflake_observe(id sno) RETURNS void
+	AS 'MODULE_PATHNAME', 'snowflake_observe_sno' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+
 -- For replication's apply: observes a row's ID columns (the arguments; by default the primary
 -- key), and counts what it may not observe instead of raising.
 CREATE FUNCTION snowflake_observe_trigger() RETURNS trigger
 	AS 'MODULE_PATHNAME', 'snowflake_observe_trigger' LANGUAGE C VOLATILE;
 
 -- The same, and a row applied by replication whose snowflake ID has one of this server's own
--- shards is a shard collision (snowflake.on_shard_collision).
+-- shards, or whose sno has the partition this server issues snos on, is a shard collision
+-- (snowflake.on_shard_collision).
 CREATE FUNCTION snowflake_replica_guard() RETURNS trigger
 	AS 'MODULE_PATHNAME', 'snowflake_replica_guard' LANGUAGE C VOLATILE;
 
@@ -478,11 +496,13 @@ CREATE FUNCTION snowflake_replica_guard() RETURNS trigger
 REVOKE ALL ON FUNCTION snowflake_observe(bigint) FROM PUBLIC;
 REVOKE ALL ON FUNCTION snowflake_observe(uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION snowflake_observe(ulid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION snowflake_observe(sno) FROM PUBLIC;
 REVOKE ALL ON FUNCTION snowflake_observe_trigger() FROM PUBLIC;
 REVOKE ALL ON FUNCTION snowflake_replica_guard() FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION snowflake_observe(bigint) TO @extowner@ WITH GRANT OPTION;
 GRANT EXECUTE ON FUNCTION snowflake_observe(uuid) TO @extowner@ WITH GRANT OPTION;
 GRANT EXECUTE ON FUNCTION snowflake_observe(ulid) TO @extowner@ WITH GRANT OPTION;
+GRANT EXECUTE ON FUNCTION snowflake_observe(sno) TO @extowner@ WITH GRANT OPTION;
 GRANT EXECUTE ON FUNCTION snowflake_observe_trigger() TO @extowner@ WITH GRANT OPTION;
 GRANT EXECUTE ON FUNCTION snowflake_replica_guard() TO @extowner@ WITH GRANT OPTION;
 
@@ -648,7 +668,7 @@ COMMENT ON OPERATOR FAMILY ulid_minmax_ops USING brin IS 'BRIN minmax operators 
 
 COMMENT ON TYPE sno IS 'a sno (github.com/muyo/sno): 10 bytes, 39 bits of 4 ms units since 2010-01-01 UTC, a tick-tock bit, a metabyte, a 16-bit partition and a 16-bit sequence; 16 characters of [2-9a-x] as text, in byte order';
 COMMENT ON TYPE sno[] IS 'an array of sno';
-COMMENT ON FUNCTION sno_in(cstring) IS 'sno input: 16 characters of 2-9 and a-x';
+COMMENT ON FUNCTION sno_in(cstring) IS 'sno input: 16 characters of 2-9 and a-x, or bytea''s hex text of the 10 bytes (\x and 20 hexadecimal digits)';
 COMMENT ON FUNCTION sno_out(sno) IS 'sno output: 16 characters of 2-9 and a-x';
 COMMENT ON FUNCTION sno_recv(internal) IS 'sno binary input: 10 bytes';
 COMMENT ON FUNCTION sno_send(sno) IS 'sno binary output: 10 bytes';
@@ -659,7 +679,7 @@ COMMENT ON FUNCTION sno_at(timestamptz) IS 'the smallest sno of the 4 ms unit th
 COMMENT ON FUNCTION sno_to_bytea(sno) IS 'the 10 bytes of a sno';
 COMMENT ON FUNCTION bytea_to_sno(bytea) IS 'a sno from 10 bytes';
 COMMENT ON CAST (sno AS bytea) IS 'the 10 bytes';
-COMMENT ON CAST (bytea AS sno) IS 'from exactly 10 bytes';
+COMMENT ON CAST (bytea AS sno) IS 'from exactly 10 bytes; in assignments too (INSERT, UPDATE)';
 COMMENT ON FUNCTION sno_eq(sno, sno) IS 'implementation of = for sno';
 COMMENT ON FUNCTION sno_ne(sno, sno) IS 'implementation of <> for sno';
 COMMENT ON FUNCTION sno_lt(sno, sno) IS 'implementation of < for sno';
@@ -670,7 +690,7 @@ COMMENT ON FUNCTION sno_larger(sno, sno) IS 'the larger of two snos (max)';
 COMMENT ON AGGREGATE min(sno) IS 'the smallest (earliest) sno';
 COMMENT ON AGGREGATE max(sno) IS 'the largest (latest) sno';
 COMMENT ON FUNCTION sno_ge(sno, sno) IS 'implementation of >= for sno';
-COMMENT ON FUNCTION sno_cmp(sno, sno) IS 'btree comparison of sno: byte order, which is time order and text order';
+COMMENT ON FUNCTION sno_cmp(sno, sno) IS 'btree comparison of sno: byte order, which is time order and the text''s order under a byte-wise collation (C)';
 COMMENT ON FUNCTION sno_sortsupport(internal) IS 'btree sort support for sno';
 COMMENT ON FUNCTION sno_hash(sno) IS 'hash of a sno';
 COMMENT ON FUNCTION sno_hash_extended(sno, bigint) IS 'seeded 64-bit hash of a sno';
@@ -684,6 +704,8 @@ COMMENT ON OPERATOR CLASS sno_ops USING btree IS 'default btree operator class f
 COMMENT ON OPERATOR FAMILY sno_ops USING btree IS 'btree operators of sno';
 COMMENT ON OPERATOR CLASS sno_hash_ops USING hash IS 'default hash operator class for sno';
 COMMENT ON OPERATOR FAMILY sno_hash_ops USING hash IS 'hash operators of sno';
+COMMENT ON OPERATOR CLASS sno_minmax_ops USING brin IS 'default BRIN minmax operator class for sno';
+COMMENT ON OPERATOR FAMILY sno_minmax_ops USING brin IS 'BRIN minmax operators of sno';
 COMMENT ON FUNCTION xid_decode(text) IS 'the second, the 3-byte machine id, the process id and the counter of an xid (github.com/rs/xid) of 20 lower-case base32hex characters';
 COMMENT ON FUNCTION xid_decode(bytea) IS 'the second, the 3-byte machine id, the process id and the counter of an xid (github.com/rs/xid) of 12 bytes';
 
@@ -693,7 +715,7 @@ COMMENT ON FUNCTION snowflake_block(integer, boolean) IS 'reserves the next n (1
 COMMENT ON FUNCTION snowflake_block_array(integer, boolean) IS 'the IDs of snowflake_block(n, wait) as an array, in order';
 COMMENT ON FUNCTION snowflake_block_ids(bigint, bigint) IS 'every ID of a block from first to last, in order: within a millisecond the next sequence, then sequence 0 of the next millisecond';
 COMMENT ON FUNCTION snowflake_observe_trigger() IS 'row trigger for replication''s apply: observes the named ID columns (default: the primary key) of each row, and counts in snowflake_status() what it may not observe instead of raising';
-COMMENT ON FUNCTION snowflake_replica_guard() IS 'row trigger for tables that replication writes into: observes the named ID columns (default: the primary key) as snowflake_observe_trigger() does, and reports a replicated snowflake ID of this server''s own shards as a shard collision (snowflake.on_shard_collision)';
+COMMENT ON FUNCTION snowflake_replica_guard() IS 'row trigger for tables that replication writes into: observes the named ID columns (default: the primary key) as snowflake_observe_trigger() does, and reports a replicated snowflake ID of this server''s own shards, or a sno of the partition it issues snos on, as a shard collision (snowflake.on_shard_collision)';
 COMMENT ON FUNCTION snowflake_reservation_create() IS 'a server whose reservation file is missing may generate again, from the clock: only once the clock is past every ID already issued';
 COMMENT ON FUNCTION snowflake_decode(bigint, text) IS 'time, node and sequence of another system''s 64-bit ID: layout twitter, discord (shard: the 10 bits of datacenter and worker, or worker and process), sonyflake (shard: machine), pgedge, pgedge_1_1 (shard: node; seq: count) or instagram';
 COMMENT ON FUNCTION snowflake_at(timestamptz, text) IS 'the smallest ID of a layout (twitter, discord, sonyflake, pgedge, pgedge_1_1, instagram) at the time: for key range scans of such IDs';
@@ -713,6 +735,7 @@ COMMENT ON FUNCTION typeid_prefix(text) IS 'the type prefix of a TypeID (empty w
 COMMENT ON FUNCTION snowflake_observe(bigint) IS 'every snowflake ID issued here from now on is above this one, from another server (bounded by snowflake.max_clock_offset)';
 COMMENT ON FUNCTION snowflake_observe(uuid) IS 'every ID issued here from now on is in a later millisecond than this version 7 UUID (bounded by snowflake.max_clock_offset)';
 COMMENT ON FUNCTION snowflake_observe(ulid) IS 'every ID issued here from now on is in a later millisecond than this ULID (bounded by snowflake.max_clock_offset)';
+COMMENT ON FUNCTION snowflake_observe(sno) IS 'every ID issued here from now on is in a later millisecond than this sno''s 4 ms unit, every sno in a later unit (bounded by snowflake.max_clock_offset)';
 
 COMMENT ON FUNCTION snowflake_mask(bigint, text) IS 'a 26-character token for an ID (with prefix_ before it if given) under the active key of snowflake.mask_key_file: no time, shard or order can be read from it';
 COMMENT ON FUNCTION snowflake_unmask(text, text) IS 'the ID of a token made by snowflake_mask() with any key of snowflake.mask_key_file, which must carry exactly prefix (none when not given); a changed or forged token is an ERROR';

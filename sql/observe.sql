@@ -29,6 +29,17 @@ SELECT snowflake_uuidv7() > :'u'::uuid AS uuid_above, ulid() > ulid_at(uuidv7_ti
 SELECT ulid_at(clock_timestamp() + interval '1.4 s') AS l \gset
 SELECT snowflake_observe(:'l'::ulid);
 SELECT ulid() > :'l'::ulid AS ulid_above_ulid;
+-- a sno, observed at the last millisecond of its 4 ms unit: the largest sno of a unit 1.6 s
+-- ahead (metabyte, partition and sequence all ones) is below the next sno(), and every kind
+-- is past the unit
+SELECT (substr(sno_at(clock_timestamp() + interval '1.6 s')::bytea, 1, 5)
+        || '\xffffffffff'::bytea)::sno AS s \gset
+SELECT snowflake_observe(:'s'::sno);
+SELECT sno() > :'s'::sno AS sno_above_sno,
+       snowflake_timestamp(snowflake()) >= sno_timestamp(:'s') + interval '4 ms' AS snowflake_past_unit,
+       uuidv7_timestamp(snowflake_uuidv7()) >= sno_timestamp(:'s') + interval '4 ms' AS uuidv7_past_unit,
+       observed_until = sno_timestamp(:'s') + interval '3 ms' AS until_unit_end
+  FROM snowflake_status();
 
 -- On a logical-replication subscriber: a trigger observes every row that arrives, so that
 -- rows written here afterwards get larger IDs than the rows they follow. (ENABLE ALWAYS: the
@@ -78,6 +89,7 @@ SELECT call, pg_temp.ok_or_error('SELECT ' || call) AS outcome FROM (VALUES
   ('snowflake_observe(snowflake_at(clock_timestamp() + interval ''6 s''))'),
   ('snowflake_observe(uuidv7_at(clock_timestamp() + interval ''1 hour''))'),
   ('snowflake_observe(ulid_at(''3000-01-01''))'),
+  ('snowflake_observe(sno_at(''2079-01-01''))'),
   ('snowflake_observe(''a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11''::uuid)'),
   ('snowflake_observe(-1::bigint)'),
   ('snowflake_observe(NULL::bigint)')
@@ -92,6 +104,7 @@ SET ROLE regress_observer;
 SELECT pg_temp.ok_or_error('SELECT snowflake_observe(1::bigint)') AS bigint_form,
        pg_temp.ok_or_error('SELECT snowflake_observe(uuidv7_at(now()))') AS uuid_form,
        pg_temp.ok_or_error('SELECT snowflake_observe(ulid_at(now()))') AS ulid_form,
+       pg_temp.ok_or_error('SELECT snowflake_observe(sno_at(now()))') AS sno_form,
        pg_temp.ok_or_error('SELECT snowflake_reservation_create()') AS create_form;
 SET snowflake.max_clock_offset = '1h';
 RESET ROLE;
@@ -160,21 +173,36 @@ DROP TABLE applied, applied_u, applied_bad;
 
 -- The replica guard: the same observing, and a row applied by replication (here as an apply
 -- worker applies it, with session_replication_role = replica) whose snowflake ID has this
--- server's own shard (5) is a shard collision: counted, and a WARNING naming the shard.
+-- server's own shard (5), or whose sno has the partition this server's snos have (5, the
+-- shard), is a shard collision: counted, and a WARNING naming the shard.
 SELECT shard_id, shard_count, shard_id_source FROM snowflake_status();
 CREATE TABLE guarded (id bigint PRIMARY KEY, note text);
 CREATE TRIGGER guarded_guard BEFORE INSERT ON guarded
   FOR EACH ROW EXECUTE FUNCTION snowflake_replica_guard();
 ALTER TABLE guarded ENABLE ALWAYS TRIGGER guarded_guard;
+-- a sno of 2024-01-01 with the given partition, metabyte 0, sequence 1
+CREATE FUNCTION pg_temp.sno_of(part int) RETURNS sno LANGUAGE sql AS $$
+  SELECT (substr(sno_at('2024-01-01 00:00:00+00')::bytea, 1, 6)
+          || decode(lpad(to_hex(part), 4, '0') || '0001', 'hex'))::sno $$;
+CREATE TABLE guarded_sno (id sno PRIMARY KEY, note text);
+CREATE TRIGGER guarded_sno_guard BEFORE INSERT ON guarded_sno
+  FOR EACH ROW EXECUTE FUNCTION snowflake_replica_guard();
+ALTER TABLE guarded_sno ENABLE ALWAYS TRIGGER guarded_sno_guard;
 SELECT shard_collisions AS collisions FROM snowflake_status() \gset
 INSERT INTO guarded VALUES (snowflake(), 'issued here: no collision');
+INSERT INTO guarded_sno VALUES (sno(), 'issued here: no collision');
 SET session_replication_role = replica;
 INSERT INTO guarded VALUES ((1000000::bigint << 23) | (6 << 10), 'shard 6: another server''s');
 INSERT INTO guarded VALUES ((1000000::bigint << 23) | (5 << 10), 'shard 5: this server''s');
 INSERT INTO guarded VALUES ((1000000::bigint << 23) | (5 << 10) | 1, 'again: counted, reported once');
+-- snos: partition 5 counted (the WARNING above was this backend's one for the origin)
+INSERT INTO guarded_sno VALUES (pg_temp.sno_of(6), 'partition 6: another server''s');
+INSERT INTO guarded_sno VALUES (pg_temp.sno_of(5 + 32768), 'partition 32773: another server''s');
+INSERT INTO guarded_sno VALUES (pg_temp.sno_of(5), 'partition 5: this server''s');
 RESET session_replication_role;
-SELECT shard_collisions - :collisions AS collisions_now, count(*) AS rows_kept
-  FROM snowflake_status(), guarded GROUP BY 1;
+SELECT shard_collisions - :collisions AS collisions_now,
+       (SELECT count(*) FROM guarded) AS rows_kept, (SELECT count(*) FROM guarded_sno) AS snos_kept
+  FROM snowflake_status();
 -- snowflake.on_shard_collision = error: the row is refused, as a key conflict would be
 ALTER SYSTEM SET snowflake.on_shard_collision = 'error';
 SELECT pg_reload_conf();
@@ -187,12 +215,14 @@ BEGIN
 END $$;
 SET session_replication_role = replica;
 SELECT pg_temp.ok_or_error($$INSERT INTO guarded VALUES ((1000000::bigint << 23) | (5 << 10) | 2, 'x')$$) AS with_error;
+SELECT pg_temp.ok_or_error($$INSERT INTO guarded_sno VALUES (pg_temp.sno_of(5), 'x')$$) AS sno_with_error;
 RESET session_replication_role;
 ALTER SYSTEM RESET snowflake.on_shard_collision;
 SELECT pg_reload_conf();
 SELECT count(*) AS rows_kept FROM guarded;
+SELECT count(*) AS snos_kept FROM guarded_sno;
 SELECT pg_temp.ok_or_error('SELECT snowflake_replica_guard()') AS not_a_trigger;
-DROP TABLE guarded;
+DROP TABLE guarded, guarded_sno;
 
 -- The tests after this one compare IDs with the clock: wait until the lead that observing
 -- made has faded (the IDs' time rises at 3/4 of real-time rate until the clock catches up).

@@ -33,6 +33,14 @@ SELECT count(*) AS ids,
        (SELECT array_agg(id ORDER BY id) FROM ids)
          = (SELECT array_agg(id ORDER BY id::bytea) FROM ids) AS byte_order
   FROM ids;
+-- only under a byte-wise collation: one that reads digits as numbers (ICU's kn) puts
+-- 3a... before 23..., and the IDs' text in another order
+CREATE COLLATION regress_sno_numeric (provider = icu, locale = 'und-u-kn');
+SELECT '3a22222222222222' < '2322222222222222' COLLATE regress_sno_numeric AS numeric_3a_first,
+       '3a22222222222222'::sno > '2322222222222222'::sno AS sno_3a_last,
+       (SELECT array_agg(id ORDER BY id) FROM ids)
+         = (SELECT array_agg(id ORDER BY id::text COLLATE regress_sno_numeric) FROM ids) AS numeric_text_order;
+DROP COLLATION regress_sno_numeric;
 SELECT count(*) FILTER (WHERE (a.id < b.id) <> (a.id::bytea < b.id::bytea)) AS lt_wrong,
        count(*) FILTER (WHERE (a.id <= b.id) <> (a.id::bytea <= b.id::bytea)) AS le_wrong,
        count(*) FILTER (WHERE (a.id = b.id) <> (a.id::bytea = b.id::bytea)) AS eq_wrong,
@@ -77,6 +85,24 @@ CREATE INDEX ON items USING hash (id);
 SELECT count(DISTINCT sno_hash(id)) > 19990 AS spread,
        bool_and(sno_hash_extended(id, 0) & 4294967295 = sno_hash(id)::bigint & 4294967295) AS seed0
   FROM items;
+-- a BRIN index (sno_minmax_ops, the default) is used for a time range and for one sno, and
+-- finds the rows a sequential scan finds
+CREATE TEMP TABLE items_brin AS SELECT * FROM items ORDER BY id;
+CREATE INDEX items_brin_id ON items_brin USING brin (id) WITH (pages_per_range = 4);
+ANALYZE items_brin;
+SELECT opc.opcname, opc.opcdefault FROM pg_index i JOIN pg_opclass opc ON opc.oid = i.indclass[0]
+ WHERE i.indexrelid = 'items_brin_id'::regclass;
+SET enable_seqscan = off;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM items_brin
+ WHERE id >= sno_at('2024-01-01 05:00:00+00') AND id < sno_at('2024-01-01 05:10:00+00');
+SELECT count(*) AS rows, min(n), max(n) FROM items_brin
+ WHERE id >= sno_at('2024-01-01 05:00:00+00') AND id < sno_at('2024-01-01 05:10:00+00');
+SELECT n FROM items_brin WHERE id = (SELECT id FROM items WHERE n = 12345);
+SELECT count(*) AS at_or_below FROM items_brin WHERE id <= (SELECT id FROM items WHERE n = 777);
+RESET enable_seqscan;
+SELECT count(*) AS rows, min(n), max(n) FROM items_brin
+ WHERE id >= sno_at('2024-01-01 05:00:00+00') AND id < sno_at('2024-01-01 05:10:00+00');
+DROP TABLE items_brin;
 
 -- binary COPY out and in
 \getenv abs_builddir PG_ABS_BUILDDIR
@@ -87,7 +113,23 @@ COPY items_copy FROM :'datafile' (FORMAT binary);
 SELECT count(*) AS copied_equal FROM items JOIN items_copy USING (id, n);
 DROP TABLE items, items_copy, ids;
 
--- bad input: 22P02 naming the length or the character and its position; 22008 for times
+-- bytea's hex text of the 10 bytes is a sno too, in either case (pgx sends muyo/sno's driver
+-- value so, and so does a simple-protocol client that quotes bytes); a bytea is stored in a
+-- sno column (an assignment cast), but no operator takes a sno and a bytea (not implicit)
+SELECT '\x4e6f2160a0ff9a0a1033'::sno AS from_hex, '\x4E6F2160A0FF9A0A1033'::sno AS from_upper_hex;
+CREATE TEMP TABLE from_bytes (id sno);
+INSERT INTO from_bytes VALUES ('\x4e6f2160a0ff9a0a1033'::bytea);
+INSERT INTO from_bytes SELECT decode('4e6f2160a0ff9a0a1034', 'hex');
+UPDATE from_bytes SET id = '\x4e6f2160a0ff9a0a1035'::bytea WHERE id = '\x4e6f2160a0ff9a0a1034';
+SELECT id, id::bytea AS bytes FROM from_bytes ORDER BY id;
+SELECT 'brpk4q72xwf2m63l'::sno = '\x4e6f2160a0ff9a0a1033'::bytea;
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+INSERT INTO from_bytes VALUES ('\x4e6f'::bytea);
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+DROP TABLE from_bytes;
+
+-- bad input: 22P02 naming the length or the character and its position, 22P03 for bytes of
+-- the wrong length; 22008 for times
 SELECT '6ncg4s4cr5wwi22'::sno;
 \echo SQLSTATE :LAST_ERROR_SQLSTATE
 SELECT '6ncg4s4cr5wwi2222'::sno;
@@ -97,6 +139,9 @@ SELECT '6ncg4s4cr5wwi22y'::sno;
 SELECT '6ncG4s4cr5wwi222'::sno;
 SELECT '1ncg4s4cr5wwi222'::sno;
 SELECT '6ncg4s4c 5wwi222'::sno;
+SELECT '\x4e6f2160a0ff9a0a10'::sno;
+SELECT '\x4e6f2160a0ff9a0a10zz'::sno;
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
 SELECT '\x4e6f2160a0ff9a0a10'::bytea::sno;
 \echo SQLSTATE :LAST_ERROR_SQLSTATE
 SELECT '\x4e6f2160a0ff9a0a103300'::bytea::sno;
@@ -141,6 +186,31 @@ SELECT xid_decode('9m4e2mr0ui3e8a215n4h');
 SELECT xid_decode('\x4d88e15b60f486e428412d'::bytea);
 \echo SQLSTATE :LAST_ERROR_SQLSTATE
 SELECT xid_decode(''::bytea);
+
+-- Lengths and positions count characters, not bytes, in the server's encoding; a character
+-- of more than one byte is named as itself, with its code point. In a UTF-8 database of its
+-- own (the regression database's encoding follows the machine's locale).
+CREATE DATABASE regress_sno_utf8 ENCODING 'UTF8' LOCALE 'C' TEMPLATE template0;
+\set regress_db :DBNAME
+\c regress_sno_utf8
+SET client_min_messages = warning;
+CREATE EXTENSION snowflake;
+RESET client_min_messages;
+-- 16 characters, 17 bytes: the character; 15 characters, 16 bytes: the length
+SELECT E'6ncg4s4cr5wwi22\u00e9'::sno;
+SELECT E'6ncg4s4cr5wwi2\u00e9'::sno;
+SELECT E'6ncg\u20ac4s4cr5wwi22'::sno;
+SELECT E'6ncG\u00e94s4cr5wwi22'::sno;
+SELECT E'\u00e96ncg4s4cr5wwi222'::sno;
+-- xid: 20 characters, 21 bytes; 19 characters, 20 bytes
+SELECT xid_decode(E'9m4e2mr0ui3e8a215n4\u00e9');
+SELECT xid_decode(E'9m4e2mr0ui3e8a215n\u00e9');
+-- ulid: 26 characters, 27 bytes, is a bad character; 25 characters, 26 bytes, a bad length
+SELECT E'01ARZ3NDEKTSV4RRFFQ69G5FA\u00e9'::ulid;
+SELECT E'01ARZ3NDEKTSV4RRFFQ69G5F\u00e9'::ulid;
+\c :regress_db
+SET timezone = 'UTC';
+DROP DATABASE regress_sno_utf8;
 
 -- sno(meta): the server's stream. test/preload.conf sets snowflake.shard_id = 5: every sno is on
 -- partition 5, with the metabyte asked, the tick-tock bit clear, the time of the call (a

@@ -45,7 +45,11 @@ void encode(const uint8_t in[kBytes], char out[kTextLen]) noexcept {
 }
 
 TextParse decode(const char *text, size_t len, uint8_t out[kBytes]) noexcept {
-  if (len != kTextLen) return {TextParse::kBadLength, 0};
+  if (len != kTextLen) {
+    size_t i = 0;
+    while (i < len && kDecode.v[static_cast<unsigned char>(text[i])] >= 0) ++i;
+    return {TextParse::kBadLength, i};
+  }
   U80 v{0, 0};
   for (size_t i = 0; i < kTextLen; ++i) {
     const int8_t d = kDecode.v[static_cast<unsigned char>(text[i])];
@@ -55,6 +59,24 @@ TextParse decode(const char *text, size_t len, uint8_t out[kBytes]) noexcept {
   }
   store(v, out);
   return {TextParse::kOk, 0};
+}
+
+bool decode_hex(const char *text, size_t len, uint8_t out[kBytes]) noexcept {
+  if (len != kHexTextLen || !is_hex_text(text, len)) return false;
+  auto digit = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  uint8_t b[kBytes];
+  for (size_t i = 0; i < kBytes; ++i) {
+    const int hi = digit(text[2 + 2 * i]), lo = digit(text[3 + 2 * i]);
+    if (hi < 0 || lo < 0) return false;
+    b[i] = static_cast<uint8_t>(hi << 4 | lo);
+  }
+  for (size_t i = 0; i < kBytes; ++i) out[i] = b[i];
+  return true;
 }
 
 Fields fields(const uint8_t id[kBytes]) noexcept {

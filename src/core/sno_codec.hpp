@@ -17,8 +17,9 @@ constexpr int64_t kEpochUnixMs = int64_t{1262304000} * 1000;
 constexpr int64_t kUnitMs = 4;
 constexpr uint64_t kMaxUnits = (uint64_t{1} << 39) - 1;
 
-// The outcome of reading a text; position (0-based) is the first character not of the
-// alphabet when status is kBadCharacter.
+// The outcome of reading a text; position (0-based) is the first byte not of the alphabet
+// (kBadCharacter; with kBadLength too, or len when there is none), so that a caller can tell
+// a text of 16 characters, some of them of more than one byte, from one of another length.
 struct TextParse {
   enum Status : uint8_t { kOk, kBadLength, kBadCharacter } status;
   size_t position;
@@ -26,6 +27,14 @@ struct TextParse {
 
 void encode(const uint8_t in[kBytes], char out[kTextLen]) noexcept;
 TextParse decode(const char *text, size_t len, uint8_t out[kBytes]) noexcept;
+
+// bytea's hex text of the 10 bytes: \x and 20 hexadecimal digits of either case, what a driver
+// sends as text for a byte string it has no type for (pgx for muyo/sno's driver value).
+constexpr size_t kHexTextLen = 2 + 2 * kBytes;
+inline bool is_hex_text(const char *text, size_t len) noexcept {
+  return len >= 2 && text[0] == '\\' && text[1] == 'x';
+}
+bool decode_hex(const char *text, size_t len, uint8_t out[kBytes]) noexcept;
 
 struct Fields {
   uint64_t units;  // 4 ms units since kEpochUnixMs, 0 to kMaxUnits

@@ -29,7 +29,11 @@ void encode(const uint8_t in[kBytes], char out[kTextLen]) noexcept {
 }
 
 TextParse decode(const char *text, size_t len, uint8_t out[kBytes]) noexcept {
-  if (len != kTextLen) return {TextParse::kBadLength, 0};
+  if (len != kTextLen) {
+    size_t i = 0;
+    while (i < len && kDecode.v[static_cast<unsigned char>(text[i])] >= 0) ++i;
+    return {TextParse::kBadLength, i};
+  }
   uint64_t acc = 0;
   int bits = 0;
   size_t o = 0;

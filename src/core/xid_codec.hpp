@@ -15,8 +15,8 @@ constexpr size_t kTextLen = 20;
 constexpr size_t kMachineOffset = 4;
 constexpr size_t kMachineBytes = 3;
 
-// position (0-based): the first character not of the alphabet (kBadCharacter), or the last
-// one when its padding bits are set (kBadPadding).
+// position (0-based): the first byte not of the alphabet (kBadCharacter; with kBadLength too,
+// or len when there is none), or the last one when its padding bits are set (kBadPadding).
 struct TextParse {
   enum Status : uint8_t { kOk, kBadLength, kBadCharacter, kBadPadding } status;
   size_t position;

@@ -116,8 +116,9 @@ const uint8_t *objectid_bytea_arg(FunctionCallInfo fcinfo) {
   const bytea *in = PG_GETARG_BYTEA_PP(0);
   const size_t len = VARSIZE_ANY_EXHDR(in);
   if (len != foreign::kObjectIdBytes)
-    ereport(ERROR, (errcode(ERRCODE_STRING_DATA_LENGTH_MISMATCH),
-                    errmsg("an ObjectId is 12 bytes, not %zu", len)));
+    ereport(ERROR, (errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+                    errmsg("invalid length for an ObjectId: %zu bytes", len),
+                    errdetail("An ObjectId is %zu bytes.", foreign::kObjectIdBytes)));
   return reinterpret_cast<const uint8_t *>(VARDATA_ANY(in));
 }
 

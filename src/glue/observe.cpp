@@ -106,6 +106,16 @@ SNOWFLAKE_FUNCTION(snowflake_observe_uuid) {
   PG_RETURN_VOID();
 }
 
+// A sno is observed at the last millisecond of its 4 ms unit, as the apply trigger does: the
+// server's next snos are then in a later unit, above it whatever their partition and metabyte.
+SNOWFLAKE_FUNCTION(snowflake_observe_sno) {
+  const uint8_t *bytes = reinterpret_cast<const uint8_t *>(DatumGetPointer(PG_GETARG_DATUM(0)));
+  const Sources128 src = sources128();
+  observe(src.clock, src.reservation, sno::unit_end_unix_ms(sno::fields(bytes).units), "sno",
+          false);
+  PG_RETURN_VOID();
+}
+
 SNOWFLAKE_FUNCTION(snowflake_observe_ulid) {
   const uint8_t *bytes = reinterpret_cast<const uint8_t *>(DatumGetPointer(PG_GETARG_DATUM(0)));
   const Sources128 src = sources128();
@@ -115,11 +125,13 @@ SNOWFLAKE_FUNCTION(snowflake_observe_ulid) {
 
 namespace {
 
-// A row applied by replication whose snowflake ID is of one of this server's own shards was
-// not issued here: another server issues IDs with this server's shard, and sooner or later
-// two rows will share a key. Counted always; reported once per origin and backend as a
-// WARNING, or as an ERROR every time with snowflake.on_shard_collision = error.
-void report_collision(Relation rel, const char *column, int64 id, uint32_t shard) {
+// A row applied by replication whose snowflake ID is of one of this server's own shards, or
+// whose sno is of the partition this server issues snos on, was not issued here: another
+// server issues IDs with this server's shard, and sooner or later two rows will share a key.
+// Counted always; reported once per origin and backend as a WARNING, or as an ERROR every
+// time with snowflake.on_shard_collision = error. what names the ID ("snowflake ID 1 of
+// shard 5", "sno ... of partition 5").
+void report_collision(Relation rel, const char *column, const char *what) {
   if (shared != nullptr)
     shared->reservation.shard_collisions.fetch_add(1, std::memory_order_relaxed);
   static SnowflakeOriginId reported_origin = 0;
@@ -133,9 +145,9 @@ void report_collision(Relation rel, const char *column, int64 id, uint32_t shard
     origin_name = pstrdup("(none)");
   ereport(on_shard_collision,
           (errcode(ERRCODE_INTEGRITY_CONSTRAINT_VIOLATION),
-           errmsg("shard collision: a row applied by replication into \"%s\" carries snowflake "
-                  "ID %lld of shard %u, this server's own",
-                  RelationGetRelationName(rel), static_cast<long long>(id), shard),
+           errmsg("shard collision: a row applied by replication into \"%s\" carries %s, this "
+                  "server's own",
+                  RelationGetRelationName(rel), what),
            lease_mode ? errdetail("Column \"%s\", from replication origin \"%s\": another "
                                   "server issues IDs on a shard this server leases, and two "
                                   "servers on one shard can issue the same ID.",
@@ -165,6 +177,16 @@ bool own_shard(uint32_t shard) {
   return shard >= first && shard - first < count;
 }
 
+// Whether partition is the one this server issues snos on: the configured shard (a range's
+// first), or in lease mode the leased range's first (none while it holds no lease).
+bool own_sno_partition(uint32_t partition) {
+  if (lease_mode) {
+    const uint64_t word = shared != nullptr ? shared->lease.word.load() : 0;
+    return lease_word_count(word) > 0 && partition == lease_word_first(word);
+  }
+  return partition == static_cast<uint32_t>(shard_id);
+}
+
 // With guard (snowflake_replica_guard()), a bigint of this server's own shards in a row that
 // replication applies is a collision.
 // Only a row that replication applies is observed (apply workers, PostgreSQL's and
@@ -183,7 +205,10 @@ void observe_column(Datum value, Oid type, Oid ulid_type, Oid sno_type, const ch
     if (id < 0) return skipped();
     if (guard) {
       const uint32_t shard = unpack(static_cast<uint64_t>(id)).shard;
-      if (own_shard(shard)) report_collision(rel, column, id, shard);
+      if (own_shard(shard))
+        report_collision(
+            rel, column,
+            psprintf("snowflake ID %lld of shard %u", static_cast<long long>(id), shard));
     }
     SharedState &state = generating_state();
     observe(state.clock, &state.reservation,
@@ -198,9 +223,17 @@ void observe_column(Datum value, Oid type, Oid ulid_type, Oid sno_type, const ch
   } else if (type == sno_type && type != InvalidOid) {
     if (!applied) return;
     const uint8_t *bytes = reinterpret_cast<const uint8_t *>(DatumGetPointer(value));
+    const sno::Fields f = sno::fields(bytes);
+    if (guard && own_sno_partition(f.partition)) {
+      char text[sno::kTextLen + 1];
+      sno::encode(bytes, text);
+      text[sno::kTextLen] = '\0';
+      report_collision(
+          rel, column,
+          psprintf("sno %s of partition %u", text, static_cast<unsigned>(f.partition)));
+    }
     const Sources128 src = sources128();
-    observe(src.clock, src.reservation, sno::unit_end_unix_ms(sno::fields(bytes).units), "ID",
-            true);
+    observe(src.clock, src.reservation, sno::unit_end_unix_ms(f.units), "ID", true);
   } else {
     ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
                     errmsg("column \"%s\" is of type %s", column, format_type_be(type)),
@@ -272,7 +305,8 @@ SNOWFLAKE_FUNCTION(snowflake_observe_trigger) {
 }
 
 // The same, and a row applied by replication whose snowflake ID has one of this server's own
-// shards is reported (report_collision).
+// shards, or whose sno has the partition this server issues snos on, is reported
+// (report_collision).
 SNOWFLAKE_FUNCTION(snowflake_replica_guard) {
   return key_trigger(fcinfo, "snowflake_replica_guard", true);
 }

@@ -15,6 +15,7 @@ extern "C" {
 #include "common/hashfn.h"
 #include "lib/stringinfo.h"
 #include "libpq/pqformat.h"
+#include "mb/pg_wchar.h"
 #include "utils/builtins.h"
 #include "utils/sortsupport.h"
 }
@@ -54,36 +55,58 @@ Datum bytea_datum(const uint8_t *bytes, size_t len) {
   return PointerGetDatum(out);
 }
 
-// A character for a message: printable ASCII as itself, anything else as its byte's value.
-const char *shown(char c, char buf[8]) {
-  const unsigned char u = static_cast<unsigned char>(c);
+// Characters, not bytes, in the server's encoding: a message counts and places what was
+// typed.
+size_t chars(const char *s, size_t len) {
+  return static_cast<size_t>(pg_mbstrlen_with_len(s, static_cast<int>(len)));
+}
+
+// The character at byte pos of s (a character's first byte) for a message: printable ASCII as
+// itself, another byte of one-byte encodings as its value, a character of more than one byte
+// as itself, with its code point in a UTF-8 database.
+const char *shown(const char *s, size_t len, size_t pos, char buf[32]) {
+  const unsigned char u = static_cast<unsigned char>(s[pos]);
   if (u > 0x20 && u < 0x7f)
-    snprintf(buf, 8, "\"%c\"", c);
-  else
-    snprintf(buf, 8, "0x%02x", u);
+    snprintf(buf, 32, "\"%c\"", s[pos]);
+  else if (u < 0x80 || pg_database_encoding_max_length() == 1)
+    snprintf(buf, 32, "0x%02x", u);
+  else {
+    const int before = pg_mbstrlen_with_len(s, static_cast<int>(pos));
+    const int end = pg_mbcharcliplen(s, static_cast<int>(len), before + 1);
+    const int n = std::min(end - static_cast<int>(pos), MAX_MULTIBYTE_CHAR_LEN);
+    if (GetDatabaseEncoding() == PG_UTF8)
+      snprintf(
+          buf, 32, "\"%.*s\" (U+%04X)", n, s + pos,
+          static_cast<unsigned>(utf8_to_unicode(reinterpret_cast<const unsigned char *>(s + pos))));
+    else
+      snprintf(buf, 32, "\"%.*s\"", n, s + pos);
+  }
   return buf;
 }
 
+// A text of the wrong length in characters names its length; one of 20 characters, some of
+// more than one byte, its first character outside the alphabet.
 [[noreturn]] pg_noinline void raise_bad_xid(const text *in, const xid::TextParse &p) {
   const char *s = VARDATA_ANY(in);
   const size_t len = VARSIZE_ANY_EXHDR(in);
-  char c[8];
-  if (p.status == xid::TextParse::kBadLength)
+  const size_t n = chars(s, len);
+  char c[32];
+  if (n != xid::kTextLen)
     ereport(ERROR, (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
                     errmsg("invalid input syntax for an xid: \"%s\"", text_to_cstring(in)),
-                    errdetail("An xid is %zu characters, not %zu.", xid::kTextLen, len)));
-  else if (p.status == xid::TextParse::kBadCharacter)
+                    errdetail("An xid is %zu characters, not %zu.", xid::kTextLen, n)));
+  else if (p.status != xid::TextParse::kBadPadding)
     ereport(ERROR, (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
                     errmsg("invalid input syntax for an xid: \"%s\"", text_to_cstring(in)),
                     errdetail("Character %s at position %zu is not one of 0-9 and a-v (lower "
                               "case).",
-                              shown(s[p.position], c), p.position + 1)));
+                              shown(s, len, p.position, c), chars(s, p.position) + 1)));
   else
     ereport(ERROR, (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
                     errmsg("invalid input syntax for an xid: \"%s\"", text_to_cstring(in)),
                     errdetail("Character %s at position %zu is not 0 or g: the last character "
                               "of an xid carries 1 bit.",
-                              shown(s[p.position], c), p.position + 1)));
+                              shown(s, len, p.position, c), chars(s, p.position) + 1)));
   pg_unreachable();
 }
 
@@ -150,26 +173,37 @@ SNOWFLAKE_FUNCTION(sno_generate) {
   return issue(static_cast<uint8_t>(meta));
 }
 
+// sno's text, or bytea's hex text of the 10 bytes (\x and 20 hexadecimal digits): what pgx
+// sends for muyo/sno's driver value, whose type it does not know.
 SNOWFLAKE_FUNCTION(sno_in) {
   const char *text = PG_GETARG_CSTRING(0);
   const size_t len = std::strlen(text);
   uint8_t bytes[sno::kBytes];
-  const sno::TextParse p = sno::decode(text, len, bytes);
-  if (unlikely(p.status == sno::TextParse::kBadLength))
+  if (sno::is_hex_text(text, len)) {
+    if (likely(sno::decode_hex(text, len, bytes))) return sno_datum(bytes);
     SNOWFLAKE_ERETURN(fcinfo->context, (Datum)0,
                       (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
                        errmsg("invalid input syntax for type %s: \"%s\"", "sno", text),
-                       errdetail("A sno is %zu characters, not %zu.", sno::kTextLen, len)));
-  if (unlikely(p.status == sno::TextParse::kBadCharacter)) {
-    char c[8];
-    SNOWFLAKE_ERETURN(fcinfo->context, (Datum)0,
-                      (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-                       errmsg("invalid input syntax for type %s: \"%s\"", "sno", text),
-                       errdetail("Character %s at position %zu is not one of 2-9 and a-x "
-                                 "(lower case).",
-                                 shown(text[p.position], c), p.position + 1)));
+                       errdetail("A sno in bytea's hex form is \\x and %zu hexadecimal digits.",
+                                 2 * sno::kBytes)));
   }
-  return sno_datum(bytes);
+  const sno::TextParse p = sno::decode(text, len, bytes);
+  if (likely(p.status == sno::TextParse::kOk)) return sno_datum(bytes);
+  // Of the wrong length in characters, its length; of 16 characters, some of more than one
+  // byte, its first character outside the alphabet.
+  const size_t n = chars(text, len);
+  if (n != sno::kTextLen)
+    SNOWFLAKE_ERETURN(fcinfo->context, (Datum)0,
+                      (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+                       errmsg("invalid input syntax for type %s: \"%s\"", "sno", text),
+                       errdetail("A sno is %zu characters, not %zu.", sno::kTextLen, n)));
+  char c[32];
+  SNOWFLAKE_ERETURN(fcinfo->context, (Datum)0,
+                    (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+                     errmsg("invalid input syntax for type %s: \"%s\"", "sno", text),
+                     errdetail("Character %s at position %zu is not one of 2-9 and a-x "
+                               "(lower case).",
+                               shown(text, len, p.position, c), chars(text, p.position) + 1)));
 }
 
 SNOWFLAKE_FUNCTION(sno_out) {
@@ -219,7 +253,7 @@ SNOWFLAKE_FUNCTION(bytea_to_sno) {
   const bytea *in = PG_GETARG_BYTEA_PP(0);
   const size_t len = VARSIZE_ANY_EXHDR(in);
   if (len != sno::kBytes)
-    ereport(ERROR, (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+    ereport(ERROR, (errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
                     errmsg("invalid length for a sno: %zu bytes", len),
                     errdetail("A sno is %zu bytes.", sno::kBytes)));
   return sno_datum(reinterpret_cast<const uint8_t *>(VARDATA_ANY(in)));
@@ -261,7 +295,7 @@ SNOWFLAKE_FUNCTION(xid_decode_bytea) {
   const bytea *in = PG_GETARG_BYTEA_PP(0);
   const size_t len = VARSIZE_ANY_EXHDR(in);
   if (len != xid::kBytes)
-    ereport(ERROR, (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+    ereport(ERROR, (errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
                     errmsg("invalid length for an xid: %zu bytes", len),
                     errdetail("An xid is %zu bytes.", xid::kBytes)));
   return xid_record(fcinfo, reinterpret_cast<const uint8_t *>(VARDATA_ANY(in)));

@@ -12,6 +12,7 @@ extern "C" {
 #include "common/hashfn.h"
 #include "lib/stringinfo.h"
 #include "libpq/pqformat.h"
+#include "mb/pg_wchar.h"
 #include "utils/builtins.h"
 #include "utils/sortsupport.h"
 }
@@ -69,8 +70,17 @@ const char *parse_problem(UlidParse p) {
 SNOWFLAKE_FUNCTION(ulid_in) {
   const char *text = PG_GETARG_CSTRING(0);
   uint8_t bytes[16];
-  const UlidParse p = ulid_decode(text, std::strlen(text), bytes);
+  const size_t len = std::strlen(text);
+  UlidParse p = ulid_decode(text, len, bytes);
   if (unlikely(p != UlidParse::kOk)) {
+    // The length in characters: 26 of them, some of more than one byte, hold a character
+    // outside the alphabet; 26 bytes of fewer characters are of the wrong length.
+    const bool right_length =
+        static_cast<size_t>(pg_mbstrlen_with_len(text, static_cast<int>(len))) == kUlidTextLen;
+    if (p == UlidParse::kBadLength && right_length)
+      p = UlidParse::kBadCharacter;
+    else if (p != UlidParse::kBadLength && !right_length)
+      p = UlidParse::kBadLength;
     SNOWFLAKE_ERETURN(fcinfo->context, (Datum)0,
                       (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
                        errmsg("invalid input syntax for type %s: \"%s\"", "ulid", text),

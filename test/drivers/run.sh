@@ -7,7 +7,9 @@
 # key, read from standard input; ID blocks, the Python and JavaScript clients' rule and
 # keys from blocks (psycopg 3, node-postgres with COPY); and sno and xid against their reference
 # implementations (test_snoref.sh, with snoref/ built offline from the vendored muyo/sno and
-# Debian's rs/xid). Exits non-zero when any of the ten fails.
+# Debian's rs/xid); and muyo/sno's sno.ID through Go's database/sql with lib/pq and pgx v4
+# (snogo/, built offline from the vendored muyo/sno and Debian's drivers). Exits non-zero when
+# any of the eleven fails.
 source "$(dirname "$0")/../../scripts/common.sh"
 
 # Debian's Node.js and npm, unless the machine has a node and an npm already (NodeSource's
@@ -15,7 +17,8 @@ source "$(dirname "$0")/../../scripts/common.sh"
 node_packages=(nodejs npm)
 if command -v node >/dev/null && command -v npm >/dev/null; then node_packages=(); fi
 install_packages python3 python3-psycopg python3-psycopg2 python3-sqlalchemy python3-django \
-  python3-cryptography openssl golang-go golang-github-rs-xid-dev \
+  python3-cryptography openssl golang-go golang-github-rs-xid-dev golang-github-lib-pq-dev \
+  golang-github-jackc-pgx-v4-dev \
   ${node_packages[@]+"${node_packages[@]}"}
 installed_only
 ensure_server_user
@@ -42,6 +45,21 @@ as_user cp -r /usr/share/gocode/src/github.com/rs/xid "$SNOREF/src/xid"
 log "$(go version): building snoref"
 as_user env -C "$SNOREF/src" GOPROXY=off GOFLAGS="-mod=mod -buildvcs=false" GOTOOLCHAIN=local GOCACHE="$WORK/go-cache" \
   GOPATH="$WORK/go-path" go build -o "$SNOREF/snoref" .
+
+# snogo, sno.ID through database/sql with lib/pq and pgx v4: built offline in GOPATH mode
+# (GO111MODULE=off), as Debian builds its Go packages, so that Debian's lib/pq and pgx v4
+# and all that pgx imports are found in /usr/share/gocode without a replace directive each;
+# muyo/sno from the vendored snapshot in a GOPATH of the work folder, before Debian's.
+SNOGO=$WORK/snogo
+as_user rm -rf "$SNOGO"
+as_user mkdir -p "$SNOGO/path/src/github.com/muyo" "$SNOGO/path/src/snogo"
+as_user cp "$DIR/snogo/main.go" "$SNOGO/path/src/snogo/"
+as_user tar -xzf "$(vendor_file sno-a543713.tar.gz)" -C "$SNOGO/path/src/github.com/muyo"
+as_user mv "$SNOGO/path/src/github.com/muyo/sno-a543713" "$SNOGO/path/src/github.com/muyo/sno"
+log "$(go version): building snogo"
+as_user env -C "$SNOGO/path/src/snogo" GO111MODULE=off GOPROXY=off GOFLAGS=-buildvcs=false \
+  GOTOOLCHAIN=local GOCACHE="$WORK/go-cache" GOPATH="$SNOGO/path:/usr/share/gocode" \
+  go build -o "$SNOGO/snogo" .
 
 # Two masking keys, 9 the active one, in a file only the server's user may read (the
 # server refuses any other mode); the masking test's client reads the same file.
@@ -84,9 +102,10 @@ drive "ID blocks (psycopg 3)" python3 test_blocks.py
 drive "ID blocks (node-postgres, COPY)" node --test blocks.test.js
 drive "mask_key.sh uuidv47 (key on standard input)" bash test_mask_key.sh "$WORK/tree/scripts/mask_key.sh"
 drive "sno and xid against muyo/sno and rs/xid" bash test_snoref.sh "$SNOREF/snoref" "$PG_BIN/psql"
+drive "muyo/sno through database/sql (lib/pq, pgx v4)" "$SNOGO/snogo"
 
 if [ ${#failed[@]} -ne 0 ]; then
   echo "drivers failed: ${failed[*]}"
   exit 1
 fi
-echo "drivers: all ten passed"
+echo "drivers: all eleven passed"

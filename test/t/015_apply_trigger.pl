@@ -162,8 +162,9 @@ SELECT string_agg(p.oid::regprocedure::text || ' ' ||
   JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
   JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'snowflake'
  WHERE p.proname IN ('snowflake_observe', 'snowflake_observe_trigger')}),
-	'snowflake_observe(bigint) false true, snowflake_observe(ulid) false true, '
-	  . 'snowflake_observe(uuid) false true, snowflake_observe_trigger() false true',
+	'snowflake_observe(bigint) false true, snowflake_observe(sno) false true, '
+	  . 'snowflake_observe(ulid) false true, snowflake_observe(uuid) false true, '
+	  . 'snowflake_observe_trigger() false true',
 	'snowflake_observe() and snowflake_observe_trigger(): not executable by PUBLIC; '
 	  . 'the extension\'s owner holds EXECUTE WITH GRANT OPTION');
 

@@ -152,6 +152,18 @@ INSERT INTO applied VALUES (snowflake());});
 like($err, qr/shard collision: .* of shard $shards[0], this server's own.*on a shard this server leases/s,
 	'an applied row with an ID of the leased shard is a shard collision');
 unlike($err, qr/of shard $other,/, 'one of another server\'s shard is not');
+# So does a sno of the leased range's first shard, the partition of this server's snos (in a
+# session of its own: the WARNING is once per origin and backend).
+$fleet[0]->safe_psql('postgres', q{
+CREATE TABLE applied_sno (id sno);
+CREATE TRIGGER applied_sno_guard BEFORE INSERT ON applied_sno FOR EACH ROW EXECUTE FUNCTION snowflake_replica_guard('id');
+ALTER TABLE applied_sno ENABLE ALWAYS TRIGGER applied_sno_guard;});
+($ret, $out, $err) = $fleet[0]->psql('postgres', qq{SET session_replication_role = replica;
+INSERT INTO applied_sno VALUES ((substr(sno()::bytea, 1, 6) || decode(lpad(to_hex($other), 4, '0') || '0001', 'hex'))::sno);
+INSERT INTO applied_sno VALUES (sno());});
+like($err, qr/shard collision: .* carries sno \w{16} of partition $shards[0], this server's own.*on a shard this server leases/s,
+	'an applied row with a sno of the leased shard is a shard collision');
+unlike($err, qr/of partition $other,/, 'one of another server\'s partition is not');
 
 # A base backup of fleet1 started as a new server, same configuration: the pool is full.
 $fleet[0]->backup('clone_base');

@@ -131,6 +131,11 @@ TEST(SnoCodec, RefusesWrongLengthsAndNamesTheFirstBadCharacter) {
   EXPECT_EQ(sno::decode("", 0, b).status, sno::TextParse::kBadLength);
   EXPECT_EQ(sno::decode("222222222222222", 15, b).status, sno::TextParse::kBadLength);
   EXPECT_EQ(sno::decode("22222222222222222", 17, b).status, sno::TextParse::kBadLength);
+  // Of the wrong length too, the first byte outside the alphabet (the length when none): a
+  // text of 16 characters and 17 bytes is told from one of 17 characters by it.
+  EXPECT_EQ(sno::decode("22222222222222222", 17, b).position, 17u);
+  EXPECT_EQ(sno::decode("6ncg4s4cr5wwi22\xc3\xa9", 17, b).position, 15u);
+  EXPECT_EQ(sno::decode("6ncG4s4cr5wwi22\xc3\xa9", 17, b).position, 3u);
   // Out of the alphabet: 0, 1, y, z, upper case, a space, a NUL.
   const char bad[] = {'0', '1', 'y', 'z', 'A', 'X', ' ', '\0', '-'};
   for (size_t pos : {size_t{0}, size_t{7}, size_t{15}})
@@ -142,6 +147,21 @@ TEST(SnoCodec, RefusesWrongLengthsAndNamesTheFirstBadCharacter) {
       ASSERT_EQ(p.status, sno::TextParse::kBadCharacter) << pos << " " << c;
       EXPECT_EQ(p.position, std::min(pos, 15 - pos % 15)) << pos << " " << c;
     }
+}
+
+TEST(SnoCodec, ReadsByteaHexTextOfTenBytes) {
+  uint8_t b[sno::kBytes];
+  const uint8_t want[sno::kBytes] = {0x4e, 0x6f, 0x21, 0x60, 0xa0, 0xff, 0x9a, 0x0a, 0x10, 0x33};
+  ASSERT_TRUE(sno::decode_hex("\\x4e6f2160a0ff9a0a1033", 22, b));
+  EXPECT_EQ(0, std::memcmp(b, want, sno::kBytes));
+  ASSERT_TRUE(sno::decode_hex("\\x4E6F2160A0FF9A0A1033", 22, b));
+  EXPECT_EQ(0, std::memcmp(b, want, sno::kBytes));
+  EXPECT_FALSE(sno::decode_hex("\\x4e6f2160a0ff9a0a10", 20, b));
+  EXPECT_FALSE(sno::decode_hex("\\x4e6f2160a0ff9a0a103300", 24, b));
+  EXPECT_FALSE(sno::decode_hex("\\x4e6f2160a0ff9a0a10zz", 22, b));
+  EXPECT_FALSE(sno::decode_hex("\\X4e6f2160a0ff9a0a1033", 22, b));
+  EXPECT_FALSE(sno::decode_hex("x\\4e6f2160a0ff9a0a1033", 22, b));
+  EXPECT_FALSE(sno::is_hex_text("brpk4q72xwf2m63l", 16));
 }
 
 TEST(SnoCodec, AtIsTheLowestOfItsUnitWithinTheRange) {
@@ -218,6 +238,8 @@ TEST(XidCodec, RefusesWrongLengthsCharactersAndPadding) {
   uint8_t b[xid::kBytes];
   EXPECT_EQ(xid::decode("9m4e2mr0ui3e8a215n4", 19, b).status, xid::TextParse::kBadLength);
   EXPECT_EQ(xid::decode("9m4e2mr0ui3e8a215n4g0", 21, b).status, xid::TextParse::kBadLength);
+  EXPECT_EQ(xid::decode("9m4e2mr0ui3e8a215n4g0", 21, b).position, 21u);
+  EXPECT_EQ(xid::decode("9m4e2mr0ui3e8a215n4\xc3\xa9", 21, b).position, 19u);
   for (char c : {'w', 'z', 'A', 'V', '-', ' ', '\0'}) {
     char t[xid::kTextLen + 1] = "9m4e2mr0ui3e8a215n4g";
     t[5] = c;
