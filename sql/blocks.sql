@@ -40,7 +40,8 @@ SELECT src, count(*) FROM t GROUP BY src ORDER BY src;
 -- sizes outside 1 to 1048576, and NULL
 SELECT n, pg_temp.outcome(format('SELECT count FROM snowflake_block(%s)', n)) AS outcome
   FROM (VALUES ('0'), ('-1'), ('1048577'), ('2147483647')) AS v(n);
-SELECT count(*) AS rows_for_null FROM snowflake_block(NULL);
+SELECT count(*) AS rows, bool_and(first IS NULL AND count IS NULL) AS nulls_for_null
+  FROM snowflake_block(NULL);
 
 -- pairs that are not a block's shape
 SELECT pair, pg_temp.outcome('SELECT count(*) FROM snowflake_block_ids(' || args || ')') AS outcome
@@ -52,6 +53,15 @@ SELECT pair, pg_temp.outcome('SELECT count(*) FROM snowflake_block_ids(' || args
   ('negative', '-1, 5'),
   ('one ID', '5, 5'),
   ('NULL', 'NULL, 5')) AS c(pair, args);
+
+-- up to 1,024 IDs, a block is n consecutive integers: every n from 1 to 1,024
+SELECT count(*) AS blocks, count(*) FILTER (WHERE b.last = b.first + n - 1 AND b.count = n) AS consecutive
+  FROM generate_series(1, 1024) n, LATERAL snowflake_block(n) b;
+
+-- the array form: the IDs of its block, in order; an array of 0 is refused like a block of 0
+SELECT array_length(a, 1) AS n, a = ARRAY(SELECT snowflake_block_ids(a[1], a[3000])) AS its_block
+  FROM snowflake_block_array(3000) a;
+SELECT pg_temp.outcome('SELECT snowflake_block_array(0)') AS array_of_0;
 
 -- the lead a block may take: snowflake.block_max_lead (100 ms by default), which only a
 -- superuser (or a role granted SET on it) changes; an ordinary role gets at most 102,401 IDs
@@ -94,3 +104,15 @@ BEGIN
   END LOOP;
 END $$;
 SELECT max(lead_ms) <= 0 AS back_at_the_clock FROM snowflake_streams() WHERE kind = 'snowflake';
+
+-- the no-wait form: what the stream holds now, count 0 to n, never waiting; at a lead bound of
+-- 0 ms, at most what is left of the clock's millisecond
+SET snowflake.block_max_lead = 0;
+SELECT count BETWEEN 1 AND 1024 AS some, last - first + 1 = count AS consecutive
+  FROM snowflake_block(5000, wait => false);
+SELECT count(*) FILTER (WHERE count = 0) + count(*) FILTER (WHERE count BETWEEN 1 AND 7) AS all_0_to_7,
+       max(lead) <= interval '0' AS never_ahead
+  FROM (SELECT (b).count, snowflake_timestamp((b).last) - clock_timestamp() AS lead
+          FROM (SELECT snowflake_block(7, wait => false) AS b FROM generate_series(1, 2000)) s) t;
+SELECT cardinality(snowflake_block_array(5000, wait => false)) <= 1024 AS array_now;
+RESET snowflake.block_max_lead;

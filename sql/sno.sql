@@ -122,7 +122,9 @@ INSERT INTO from_bytes VALUES ('\x4e6f2160a0ff9a0a1033'::bytea);
 INSERT INTO from_bytes SELECT decode('4e6f2160a0ff9a0a1034', 'hex');
 UPDATE from_bytes SET id = '\x4e6f2160a0ff9a0a1035'::bytea WHERE id = '\x4e6f2160a0ff9a0a1034';
 SELECT id, id::bytea AS bytes FROM from_bytes ORDER BY id;
+\set VERBOSITY terse
 SELECT 'brpk4q72xwf2m63l'::sno = '\x4e6f2160a0ff9a0a1033'::bytea;
+\set VERBOSITY default
 \echo SQLSTATE :LAST_ERROR_SQLSTATE
 INSERT INTO from_bytes VALUES ('\x4e6f'::bytea);
 \echo SQLSTATE :LAST_ERROR_SQLSTATE

@@ -45,14 +45,14 @@ constexpr bool spans_meet(uint64_t a, uint64_t b) noexcept {
 
 struct alignas(64) BlockLine {
   // Read on every single ID, written only while blocks pause them: a cache line of its own.
-  std::atomic<uint64_t> paused_by;     // the ticket of the head that pauses single IDs, 0: none
-  std::atomic<uint64_t> paused_span;   // the shards it pauses (shard_span)
+  std::atomic<uint64_t> paused_by;    // the ticket of the head that pauses single IDs, 0: none
+  std::atomic<uint64_t> paused_span;  // the shards it pauses (shard_span)
   alignas(64) std::atomic<uint64_t> next_ticket;
-  std::atomic<uint32_t> waiting;       // places taken
+  std::atomic<uint32_t> waiting;                  // places taken
   std::atomic<uint64_t> no_pause_before_unix_ms;  // the cool-down after a pause
   std::atomic<uint64_t> paused_since_unix_ms;     // when the pause in force began
-  std::atomic<uint64_t> served;        // blocks taken after waiting in line, since start
-  std::atomic<uint64_t> longest_wait_ms;  // the longest a block waited in line, since start
+  std::atomic<uint64_t> served;                   // blocks taken after waiting in line, since start
+  std::atomic<uint64_t> longest_wait_ms;          // the longest a block waited in line, since start
   std::atomic<uint64_t> tickets[kBlockLineSlots];  // 0: free; kLineClaiming: being taken
   std::atomic<uint64_t> spans[kBlockLineSlots];    // each place's shards
 
@@ -151,8 +151,7 @@ template <int SeqBits, typename Slot>
 inline RangeBlockResult line_take_block(BlockLine &line, LinePlace &place, Slot *slots,
                                         uint32_t count, uint64_t span,
                                         std::atomic<uint64_t> &floor_ms, uint64_t n,
-                                        uint64_t now_ms, uint64_t now_unix_ms,
-                                        const Limits &limits,
+                                        uint64_t now_ms, uint64_t now_unix_ms, const Limits &limits,
                                         const RangeCursor &after = RangeCursor{},
                                         bool wait = true) noexcept {
   const bool others_wait = line.waiting.load(std::memory_order_acquire) != 0;

@@ -126,7 +126,8 @@ struct BlockKind {
       count = lease_word_count(word);
     }
     const uint64_t lead = static_cast<uint64_t>(std::min(max_lead_ms, block_max_lead_ms));
-    if (!block_fits_lead<kSeqBits>(n, lead)) raise_block_past_lead(n, lead);
+    // A block that can never fit is refused; the no-wait form takes what fits now instead.
+    if (wait && !block_fits_lead<kSeqBits>(n, lead)) raise_block_past_lead(n, lead);
     const Limits limits{lead, kMaxTimeMs, limit_since(in.limit_unix_ms, epoch)};
     ShardSlot *slots = &state.shards[first];
     now_unix_ms = in.now_unix_ms;
@@ -140,7 +141,8 @@ struct BlockKind {
     if (r.block.step == Step::kIssued && r.block.value == 0) {
       // Nothing now (the no-wait form). If the reservation is what stopped it, the writer is
       // asked for more, so that a loader looping on this form finds it soon.
-      if (in.limit_unix_ms <= in.now_unix_ms + lead) request_reservation(state.reservation, in.limit_unix_ms);
+      if (in.limit_unix_ms <= in.now_unix_ms + lead)
+        request_reservation(state.reservation, in.limit_unix_ms);
       return IssueStep{Step::kIssued, 0, in.now_unix_ms};
     }
     return unix_step(r.block.step, r.block.value, r.block.value >> kSeqBits, epoch);
@@ -230,7 +232,8 @@ SNOWFLAKE_FUNCTION(snowflake_block) {
                            Int64GetDatum(block_id(b.last, b.shard)),
                            Int32GetDatum(static_cast<int32>(b.count))};
   bool nulls[3] = {b.count == 0, b.count == 0, false};
-  return HeapTupleGetDatum(heap_form_tuple(block_row_desc(fcinfo), const_cast<Datum *>(values), nulls));
+  return HeapTupleGetDatum(
+      heap_form_tuple(block_row_desc(fcinfo), const_cast<Datum *>(values), nulls));
 }
 
 // The block's IDs as an array, which every driver maps to a list: no client rule needed.

@@ -18,6 +18,8 @@ let client
 before(async () => {
   client = new pg.Client()
   await client.connect()
+  // Blocks of up to 1,048,576 IDs: a trusted role's bound (a superuser's session).
+  await client.query("SET snowflake.block_max_lead = '1024ms'")
 })
 
 after(async () => {

@@ -292,8 +292,8 @@ TEST(BlockTest, RangeBlocksBesideRangeValuesNeverCollide) {
 // next one.
 TEST(BlockTest, EveryBlockUpToAMillisecondIsConsecutive) {
   for (uint64_t n = 1; n <= 1024; ++n) {
-    for (uint64_t seq : {uint64_t{0}, uint64_t{1}, 1024 - n, 1024 - n + 1, uint64_t{1022},
-                         uint64_t{1023}}) {
+    for (uint64_t seq :
+         {uint64_t{0}, uint64_t{1}, 1024 - n, 1024 - n + 1, uint64_t{1022}, uint64_t{1023}}) {
       if (seq > 1023) continue;
       Stream s;
       s.last.store((uint64_t{100} << kSeqBits) | seq);

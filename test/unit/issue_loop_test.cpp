@@ -289,25 +289,28 @@ TEST(BlockLineTest, AWaitingBlockHoldsItsPlaceAndLaterOnesGoBehind) {
   s.last.store(uint64_t{150} << kSeqBits);  // 50 ms ahead of the clock at 100
   LinePlace first, second, small;
   // 100 ms of IDs need the stream at the clock: the first waits, in line.
-  RangeBlockResult r = line_take_block<kSeqBits>(l.line, first, &s, 1, kSpan, floor, 100 * 1024 - 1022,
-                                                 100, 1000, lead_limits(100));
+  RangeBlockResult r = line_take_block<kSeqBits>(l.line, first, &s, 1, kSpan, floor,
+                                                 100 * 1024 - 1022, 100, 1000, lead_limits(100));
   EXPECT_EQ(r.block.step, Step::kWait);
   EXPECT_GE(first.slot, 0);
   // A small block would fit, but goes behind it.
-  r = line_take_block<kSeqBits>(l.line, small, &s, 1, kSpan, floor, 10, 100, 1000, lead_limits(100));
+  r = line_take_block<kSeqBits>(l.line, small, &s, 1, kSpan, floor, 10, 100, 1000,
+                                lead_limits(100));
   EXPECT_EQ(r.block.step, Step::kWait);
   EXPECT_EQ(r.block.value, 1u);
   EXPECT_GE(small.slot, 0);
   EXPECT_GT(small.ticket, first.ticket);
   EXPECT_EQ(s.last.load(), uint64_t{150} << kSeqBits);  // nothing taken
   // The clock reaches the stream: the head takes; the next in line then.
-  r = line_take_block<kSeqBits>(l.line, small, &s, 1, kSpan, floor, 10, 150, 1050, lead_limits(100));
+  r = line_take_block<kSeqBits>(l.line, small, &s, 1, kSpan, floor, 10, 150, 1050,
+                                lead_limits(100));
   EXPECT_EQ(r.block.step, Step::kWait);  // not its turn yet
   r = line_take_block<kSeqBits>(l.line, first, &s, 1, kSpan, floor, 100 * 1024 - 1022, 150, 1050,
                                 lead_limits(100));
   EXPECT_EQ(r.block.step, Step::kIssued);
   line_leave(l.line, first, 1050, true);
-  r = line_take_block<kSeqBits>(l.line, small, &s, 1, kSpan, floor, 10, 150, 1050, lead_limits(100));
+  r = line_take_block<kSeqBits>(l.line, small, &s, 1, kSpan, floor, 10, 150, 1050,
+                                lead_limits(100));
   EXPECT_EQ(r.block.step, Step::kIssued);
   line_leave(l.line, small, 1050, true);
   EXPECT_EQ(l.line.waiting.load(), 0u);
@@ -465,10 +468,11 @@ TEST(BlockLineTest, TheNoWaitFormNeitherWaitsInLineNorGoesBeforeIt) {
   std::atomic<uint64_t> floor{0};
   LinePlace head, quick;
   s.last.store(uint64_t{150} << kSeqBits);
-  line_take_block<kSeqBits>(l.line, head, &s, 1, kSpan, floor, 100 * 1024, 100, 1000, lead_limits(100));
+  line_take_block<kSeqBits>(l.line, head, &s, 1, kSpan, floor, 100 * 1024, 100, 1000,
+                            lead_limits(100));
   ASSERT_GE(head.slot, 0);
-  const RangeBlockResult r = line_take_block<kSeqBits>(l.line, quick, &s, 1, kSpan, floor, 10, 100,
-                                                       1000, lead_limits(100), RangeCursor{}, false);
+  const RangeBlockResult r = line_take_block<kSeqBits>(
+      l.line, quick, &s, 1, kSpan, floor, 10, 100, 1000, lead_limits(100), RangeCursor{}, false);
   EXPECT_EQ(r.block.step, Step::kIssued);
   EXPECT_EQ(r.block.value, 0u);
   EXPECT_EQ(quick.slot, -1);
@@ -520,8 +524,8 @@ TEST(BlockLineTest, AHeadComesBackWhenItMayPause) {
   std::atomic<uint64_t> floor{0};
   s.last.store(uint64_t{1124} << kSeqBits);  // 1,024 ms ahead of the clock at 100
   LinePlace p;
-  const RangeBlockResult r = line_take_block<kSeqBits>(l.line, p, &s, 1, kSpan, floor,
-                                                       100 * 1024, 100, 1000, lead_limits(100));
+  const RangeBlockResult r = line_take_block<kSeqBits>(l.line, p, &s, 1, kSpan, floor, 100 * 1024,
+                                                       100, 1000, lead_limits(100));
   ASSERT_EQ(r.block.step, Step::kWait);
   EXPECT_EQ(r.block.value, kBlockCapAfterMs);
 }
@@ -552,8 +556,7 @@ TEST(BlockLineTest, LoopingBlocksLeaveSinglesHalfTheTime) {
     }
     if (!l.line.singles_paused(kSpan)) {
       ++unpaused_ms;
-      for (int i = 0; i < 2048; ++i)
-        next_state<kSeqBits>(s.last, now, lead_limits(1024));
+      for (int i = 0; i < 2048; ++i) next_state<kSeqBits>(s.last, now, lead_limits(1024));
     }
   }
   EXPECT_GE(served, 8u);  // about one a second: each pause waits for the last one's cool-down
