@@ -111,11 +111,11 @@ namespace snowflake {
 // Blocks (snowflake_block): n consecutive values of one stream taken in one compare-and-swap,
 // for a client to hand out. A block is every value from first to last of one stream word:
 // within a millisecond consecutive sequences, then the next millisecond from sequence 0, so
-// first = max(cur + 1, max(clock, floor) << SeqBits) and last = first + n - 1 (the milliseconds
-// carry over). Its last value obeys what one value does: the layout's end, the reservation
-// (which must cover last before the block is returned) and the lead bound, snowflake.max_lead
-// as for one value: a block that went further would make every snowflake() of the shard wait,
-// so a role could slow every session and push the server's IDs past the operator's bound.
+// last = first + n - 1 (the milliseconds carry over; block_first says where it starts). Its
+// last value obeys what one value does: the layout's end, the reservation (which must cover
+// last before the block is returned) and a lead bound, the caller's (snowflake.block_max_lead,
+// within snowflake.max_lead): so a role without privileges moves no session's IDs further
+// ahead of the clock with blocks than the operator allows.
 constexpr uint64_t kMaxBlockValues = uint64_t{1} << 20;
 
 inline constexpr bool block_size_ok(int64_t n) noexcept {

@@ -282,9 +282,13 @@ class LeaseMachine {
     slot_.requests.fetch_add(1);
     const int64_t sent = host_.mono_ns();
     slot_.request_sent_mono_ns.store(sent);
+    // Answered or not (an exception), no request is in flight after this.
+    struct Done {
+      LeaseSlot &slot;
+      ~Done() { slot.request_sent_mono_ns.store(0); }
+    } done{slot_};
     StoreResult r = request();
     if (r.status != StoreStatus::kError) slot_.request_took_ns.store(host_.mono_ns() - sent);
-    slot_.request_sent_mono_ns.store(0);
     return r;
   }
 

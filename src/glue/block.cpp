@@ -31,14 +31,13 @@ struct Block {
 };
 
 pg_noinline void raise_bad_block_size(int32 n) {
-  ereport(ERROR,
-          (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-           errmsg("a block holds 1 to %llu IDs, not %d",
-                  static_cast<unsigned long long>(kMaxBlockValues), n),
-           errdetail("A block of n IDs moves its shard's IDs about n / 1024 ms ahead of the "
-                     "clock, and no block reaches further ahead than snowflake.block_max_lead "
-                     "(%d ms).",
-                     block_max_lead_ms)));
+  ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                  errmsg("a block holds 1 to %llu IDs, not %d",
+                         static_cast<unsigned long long>(kMaxBlockValues), n),
+                  errdetail("A block of n IDs moves its shard's IDs about n / 1024 ms ahead of the "
+                            "clock, within snowflake.block_max_lead (%d ms) and snowflake.max_lead "
+                            "(%d ms).",
+                            block_max_lead_ms, max_lead_ms)));
 }
 
 // The lead a block needs is over its bound: taken, it would move every snowflake() of its
@@ -56,9 +55,13 @@ pg_noinline void raise_block_past_lead(uint64_t n, uint64_t lead_ms) {
            errdetail("A block may move its shard's IDs ahead of the clock by the lower of "
                      "snowflake.block_max_lead (%d ms) and snowflake.max_lead (%d ms).",
                      block_max_lead_ms, max_lead_ms),
-           errhint("Take blocks of at most %llu IDs, or have a superuser raise "
-                   "snowflake.block_max_lead for this role (ALTER ROLE ... SET).",
-                   static_cast<unsigned long long>(largest))));
+           max_lead_ms < block_max_lead_ms
+               ? errhint("Take blocks of at most %llu IDs, or raise snowflake.max_lead in the "
+                         "server's configuration.",
+                         static_cast<unsigned long long>(largest))
+               : errhint("Take blocks of at most %llu IDs, or have a superuser raise "
+                         "snowflake.block_max_lead for this role (ALTER ROLE ... SET).",
+                         static_cast<unsigned long long>(largest))));
 }
 
 // The block does not fit before the layout's end, though fewer IDs still do.

@@ -32,6 +32,7 @@ struct FakeEnv {
   std::vector<std::string> log;
   std::function<void()> on_await_lease;
   std::function<void()> on_step;  // after the kind's step, before the loop's check
+  std::function<void()> on_read;  // while the clock is read
   uint64_t after_issue_high = 0, after_issue_now = 0;
 
   LeaseSlot *lease() const { return leased; }
@@ -44,6 +45,7 @@ struct FakeEnv {
         return false;
       }
     }
+    if (on_read) on_read();
     out->unix_ms = now_unix_ms;
     out->mono_ns = mono_ns;
     return true;
@@ -561,4 +563,24 @@ TEST(BlockLineTest, LoopingBlocksLeaveSinglesHalfTheTime) {
   }
   EXPECT_GE(served, 8u);  // about one a second: each pause waits for the last one's cool-down
   EXPECT_GE(unpaused_ms, length * 45 / 100) << served << " blocks";
+}
+
+// The lease's word is read before the clock: a lease that changes while the clock is read is
+// seen by the check after issuing, and the value dropped.
+TEST(IssueLoopTest, TheLeaseWordIsReadBeforeTheClock) {
+  FakeEnv env;
+  LeaseSlot lease;
+  lease.init();
+  open_lease(lease, 1, 7, UINT64_MAX);
+  env.leased = &lease;
+  int reads = 0;
+  env.on_read = [&] {
+    if (++reads == 1) lease.word.store(lease_word(2, 7, 1));
+  };
+  ShardKind kind;
+  const IssueStep r = issue_loop(env, kind);
+  EXPECT_EQ(r.step, Step::kIssued);
+  // The first try ran on the word read before the change, and its value was dropped.
+  EXPECT_EQ(kind.words_seen, (std::vector<uint64_t>{lease_word(1, 7, 1), lease_word(2, 7, 1)}));
+  EXPECT_EQ(r.value & kMaxSeq, 1u);
 }
