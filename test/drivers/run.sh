@@ -61,6 +61,18 @@ as_user env -C "$SNOGO/path/src/snogo" GO111MODULE=off GOPROXY=off GOFLAGS=-buil
   GOTOOLCHAIN=local GOCACHE="$WORK/go-cache" GOPATH="$SNOGO/path:/usr/share/gocode" \
   go build -o "$SNOGO/snogo" .
 
+# goblocks, the Go allocator's test, built as snogo is: the package from clients/go beside it
+# in a GOPATH of the work folder, Debian's lib/pq and pgx v4 after it.
+GOBLOCKS=$WORK/goblocks
+as_user rm -rf "$GOBLOCKS"
+as_user mkdir -p "$GOBLOCKS/path/src/goblocks"
+as_user cp -r "$WORK/tree/clients/go/snowflakeblock" "$GOBLOCKS/path/src/"
+as_user cp "$DIR"/goblocks/*.go "$GOBLOCKS/path/src/goblocks/"
+log "building goblocks"
+as_user env -C "$GOBLOCKS/path/src/goblocks" GO111MODULE=off GOPROXY=off GOFLAGS=-buildvcs=false \
+  GOTOOLCHAIN=local GOCACHE="$WORK/go-cache" GOPATH="$GOBLOCKS/path:/usr/share/gocode" \
+  go build -o "$GOBLOCKS/goblocks" .
+
 # Two masking keys, 9 the active one, in a file only the server's user may read (the
 # server refuses any other mode); the masking test's client reads the same file.
 KEY_FILE=$WORK/drivers/mask.keys
@@ -99,7 +111,8 @@ drive "SQLAlchemy" python3 test_sqlalchemy.py
 drive "Django" python3 test_django.py
 drive "masking (Python client)" python3 test_mask.py
 drive "ID blocks (psycopg 3)" python3 test_blocks.py
-drive "ID blocks (node-postgres, COPY)" node --test blocks.test.js
+drive "ID blocks (node-postgres: IdBlocks, COPY)" node --test blocks.test.js
+drive "ID blocks in Go (lib/pq, pgx v4)" "$GOBLOCKS/goblocks"
 drive "mask_key.sh uuidv47 (key on standard input)" bash test_mask_key.sh "$WORK/tree/scripts/mask_key.sh"
 drive "sno and xid against muyo/sno and rs/xid" bash test_snoref.sh "$SNOREF/snoref" "$PG_BIN/psql"
 drive "muyo/sno through database/sql (lib/pq, pgx v4)" "$SNOGO/snogo"
