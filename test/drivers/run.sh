@@ -18,7 +18,7 @@ node_packages=(nodejs npm)
 if command -v node >/dev/null && command -v npm >/dev/null; then node_packages=(); fi
 install_packages python3 python3-psycopg python3-psycopg2 python3-sqlalchemy python3-django \
   python3-cryptography openssl golang-go golang-github-rs-xid-dev golang-github-lib-pq-dev \
-  golang-github-jackc-pgx-v4-dev \
+  golang-github-jackc-pgx-v4-dev default-jdk-headless libpostgresql-jdbc-java \
   ${node_packages[@]+"${node_packages[@]}"}
 installed_only
 ensure_server_user
@@ -73,6 +73,14 @@ as_user env -C "$GOBLOCKS/path/src/goblocks" GO111MODULE=off GOPROXY=off GOFLAGS
   GOTOOLCHAIN=local GOCACHE="$WORK/go-cache" GOPATH="$GOBLOCKS/path:/usr/share/gocode" \
   go build -o "$GOBLOCKS/goblocks" .
 
+# The Java allocator, the batching recipe and their test, compiled against Debian's pgjdbc.
+JDBC_JAR=/usr/share/java/postgresql.jar
+JAVA_CLASSES=$WORK/java-blocks
+as_user rm -rf "$JAVA_CLASSES"
+log "$(javac -version 2>&1): compiling the Java allocator"
+as_user javac -Xlint:all -Werror -d "$JAVA_CLASSES" -cp "$JDBC_JAR" \
+  "$WORK/tree/clients/java/snowflake/IdBlocks.java" "$DIR"/java/*.java
+
 # Two masking keys, 9 the active one, in a file only the server's user may read (the
 # server refuses any other mode); the masking test's client reads the same file.
 KEY_FILE=$WORK/drivers/mask.keys
@@ -84,7 +92,8 @@ as_user install -m 600 /dev/null "$KEY_FILE"
   "$ROOT/scripts/mask_key.sh" new 9
 } | as_user tee "$KEY_FILE" >/dev/null
 
-start_server "$WORK/drivers" "${SNOWFLAKE_DRIVERS_PORT:-54349}" <<CONF
+# On loopback TCP too, for JDBC; at the first free port from 54349 on.
+start_server "$WORK/drivers" "${SNOWFLAKE_DRIVERS_PORT:-54349}" tcp <<CONF
 snowflake.shard_id = $SHARD
 snowflake.mask_key_file = '$KEY_FILE'
 CONF
@@ -113,6 +122,8 @@ drive "masking (Python client)" python3 test_mask.py
 drive "ID blocks (psycopg 3)" python3 test_blocks.py
 drive "ID blocks (node-postgres: IdBlocks, COPY)" node --test blocks.test.js
 drive "ID blocks in Go (lib/pq, pgx v4)" "$GOBLOCKS/goblocks"
+drive "ID blocks in Java (JDBC)" java -cp "$JAVA_CLASSES:$JDBC_JAR" BlocksTest \
+  "jdbc:postgresql://127.0.0.1:$SERVER_PORT/postgres?user=postgres&reWriteBatchedInserts=true"
 drive "mask_key.sh uuidv47 (key on standard input)" bash test_mask_key.sh "$WORK/tree/scripts/mask_key.sh"
 drive "sno and xid against muyo/sno and rs/xid" bash test_snoref.sh "$SNOREF/snoref" "$PG_BIN/psql"
 drive "muyo/sno through database/sql (lib/pq, pgx v4)" "$SNOGO/snogo"
