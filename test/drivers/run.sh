@@ -4,12 +4,16 @@
 # SQLAlchemy and Django (Debian's, on psycopg2) running the recipes of docs/applications.md; and masking,
 # the server's tokens against the Python client's (mask_client.py), from one key file. All
 # against a throwaway server with the extension preloaded; and scripts/mask_key.sh's uuidv47
-# key, read from standard input; ID blocks, the Python and JavaScript clients' rule and
-# keys from blocks (psycopg 3, node-postgres with COPY); and sno and xid against their reference
-# implementations (test_snoref.sh, with snoref/ built offline from the vendored muyo/sno and
-# Debian's rs/xid); and muyo/sno's sno.ID through Go's database/sql with lib/pq and pgx v4
-# (snogo/, built offline from the vendored muyo/sno and Debian's drivers). Exits non-zero when
-# any of the eleven fails.
+# key, read from standard input; ID blocks, the Python and JavaScript clients' rule, their
+# allocators shared by many threads or concurrent callers, and keys from blocks (psycopg 3,
+# node-postgres with COPY); the Go allocator (clients/go/snowflakeblock) through database/sql
+# with lib/pq and pgx v4, 16 goroutines and a service's handler (goblocks/, built offline);
+# the Java allocator (clients/java) through JDBC, 16 threads and JDBC batches (java/, compiled
+# with Debian's JDK and pgjdbc, over loopback TCP, JDBC having no Unix sockets); and sno and xid
+# against their reference implementations (test_snoref.sh, with snoref/ built offline from the
+# vendored muyo/sno and Debian's rs/xid); and muyo/sno's sno.ID through Go's database/sql with
+# lib/pq and pgx v4 (snogo/, built offline from the vendored muyo/sno and Debian's drivers).
+# Exits non-zero when any of the thirteen fails.
 source "$(dirname "$0")/../../scripts/common.sh"
 
 # Debian's Node.js and npm, unless the machine has a node and an npm already (NodeSource's
@@ -132,4 +136,4 @@ if [ ${#failed[@]} -ne 0 ]; then
   echo "drivers failed: ${failed[*]}"
   exit 1
 fi
-echo "drivers: all eleven passed"
+echo "drivers: all thirteen passed"
