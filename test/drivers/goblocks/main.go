@@ -99,17 +99,24 @@ func rule(ctx context.Context, db *sql.DB) error {
 	return nil
 }
 
-// One IDBlocks shared by 16 goroutines: no key twice, every key in a block the server gave,
-// each goroutine's keys rising, nothing dropped but the last block's rest; an empty request
-// and one of more than the largest block.
+// One IDBlocks shared by 16 goroutines: one block taken at a time, no key twice, every key in
+// a block the server gave, each goroutine's keys rising, nothing dropped but the last block's
+// rest; an empty request and one of more than the largest block.
 func threads(ctx context.Context, db *sql.DB) (string, error) {
 	type block struct{ first, last int64 }
 	var taken []block
 	var mu sync.Mutex
+	taking, most := 0, 0 // blocks being taken at once, and the most seen
 	take := snowflakeblock.FromDB(db)
 	keys := snowflakeblock.New(func(ctx context.Context, n int) (int64, int64, int, error) {
+		mu.Lock()
+		if taking++; taking > most {
+			most = taking
+		}
+		mu.Unlock()
 		first, last, count, err := take(ctx, n)
 		mu.Lock()
+		taking--
 		taken = append(taken, block{first, last})
 		mu.Unlock()
 		return first, last, count, err
@@ -175,6 +182,9 @@ func threads(ctx context.Context, db *sql.DB) (string, error) {
 	}
 	figures := fmt.Sprintf("%d keys (%d in one request) from %d blocks, %d duplicates, %d outside the blocks, %d left in the last",
 		handed, huge, len(taken), duplicates, outside, len(reserved)-handed)
+	if most != 1 {
+		return "", fmt.Errorf("%d blocks taken at once: %s", most, figures)
+	}
 	if duplicates != 0 || outside != 0 || len(reserved)-handed >= snowflakeblock.Largest {
 		return "", fmt.Errorf("%s", figures)
 	}

@@ -10,7 +10,7 @@ import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.postgresql.ds.PGSimpleDataSource;
 import snowflake.IdBlocks;
 
@@ -95,17 +95,23 @@ public final class BlocksTest {
   }
 
   /**
-   * One IdBlocks shared by 16 threads: no key twice, every key in a block the server gave, each
-   * thread's keys rising, nothing dropped but the last block's rest; an empty request and one
-   * of more than the largest block.
+   * One IdBlocks shared by 16 threads: one block taken at a time, no key twice, every key in a
+   * block the server gave, each thread's keys rising, nothing dropped but the last block's rest;
+   * an empty request and one of more than the largest block.
    */
   static String threads() throws Exception {
     List<long[]> taken = Collections.synchronizedList(new ArrayList<>());
+    AtomicInteger taking = new AtomicInteger(), most = new AtomicInteger();
     IdBlocks.Take take = IdBlocks.from(ds);
     IdBlocks keys = new IdBlocks(n -> {
-      long[] block = take.block(n);
-      taken.add(block);
-      return block;
+      most.accumulateAndGet(taking.incrementAndGet(), Math::max);
+      try {
+        long[] block = take.block(n);
+        taken.add(block);
+        return block;
+      } finally {
+        taking.decrementAndGet();
+      }
     }, 1000, IdBlocks.LARGEST);
     List<long[]> got = run(THREADS, t -> {
       List<Long> mine = new ArrayList<>();
@@ -135,6 +141,7 @@ public final class BlocksTest {
     String figures = String.format(
         "%d keys (%d in one request) from %d blocks, %d duplicates, %d outside the blocks, %d left in the last",
         handed, huge, taken.size(), duplicates, outside, reserved.size() - handed);
+    require(most.get() == 1, most.get() + " blocks taken at once: " + figures);
     require(duplicates == 0 && outside == 0 && reserved.size() - handed < IdBlocks.LARGEST, figures);
     return figures;
   }
