@@ -153,7 +153,7 @@ suite citus "Citus (a coordinator and two workers, test/t/025_citus.pl)" citus
 if ! wanted citus && [ -z "${SNOWFLAKE_SUITES:-}" ] && [ -z "${SNOWFLAKE_INSTALL_ONLY:-}" ]; then
   log "the Citus suite runs on PostgreSQL ${SNOWFLAKE_CITUS_MAJOR:-17} alone (SNOWFLAKE_CITUS_MAJOR): skipped on $PG_MAJOR"
 fi
-suite drivers "drivers (psycopg 3, psycopg2, node-postgres, SQLAlchemy, Django, masking)" "$ROOT/test/drivers/run.sh"
+suite drivers "drivers (psycopg 3, psycopg2, node-postgres, SQLAlchemy, Django, masking, Go, JDBC)" "$ROOT/test/drivers/run.sh"
 suite bench "benchmark (tiny run)" "$ROOT/bench/run.sh" --quick --out "$WORK/bench-quick"
 suite bench "lease benchmark (tiny run)" "$ROOT/bench/lease.sh" --quick --out "$WORK/bench-quick"
 suite bench "masking benchmark (tiny run)" "$ROOT/bench/mask.sh" --quick --out "$WORK/bench-quick"

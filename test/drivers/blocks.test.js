@@ -1,14 +1,16 @@
 // ID blocks through node-postgres: the JavaScript rule (snowflake_block.js, as
 // docs/applications.md shows it) gives exactly snowflake_block_ids() for blocks of 1 to
-// 1,048,576 IDs, and a COPY of 1,000,000 rows whose keys come from blocks, while another
-// session inserts DEFAULT snowflake() rows, gives no duplicate. Run: node --test blocks.test.js
+// 1,048,576 IDs; IdBlocks shared by 50 concurrent callers hands out no key twice and only keys
+// of blocks the server returned; and a COPY of 1,000,000 rows whose keys come from blocks,
+// while another session inserts DEFAULT snowflake() rows, gives no duplicate.
+// Run: node --test blocks.test.js
 'use strict'
 const { test, before, after } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
 const pg = require('pg')
-const { blockIds, copyWithBlocks } = require('./snowflake_block.js')
+const { blockIds, IdBlocks, copyWithBlocks } = require('./snowflake_block.js')
 
 const SHARD = BigInt(process.env.SNOWFLAKE_TEST_SHARD)
 const SIZES = [1, 2, 1023, 1024, 1025, 3000, 65536, 1048576]
@@ -35,6 +37,8 @@ test('the documented module is this one', () => {
 })
 
 test('the client rule gives the IDs of snowflake_block_ids()', async () => {
+  // Blocks past 102,401 IDs need a lead bound above the default (a superuser's setting).
+  await client.query("SET snowflake.block_max_lead = '1024ms'")
   for (const n of SIZES) {
     const { rows: [b] } = await client.query('SELECT first, last, count FROM snowflake_block($1)', [n])
     assert.equal(b.count, n)
@@ -53,6 +57,7 @@ test('the client rule gives the IDs of snowflake_block_ids()', async () => {
   await client.query('SELECT snowflake_block(5000)')
   const { rows: [c] } = await client.query('SELECT first, last, count FROM snowflake_block(100)')
   assert.throws(() => blockIds(a.first, c.last, a.count).next(), RangeError)
+  await client.query('RESET snowflake.block_max_lead')
 })
 
 test('the client rule refuses the pairs that snowflake_block_ids() refuses', async () => {
@@ -69,6 +74,58 @@ test('the client rule refuses the pairs that snowflake_block_ids() refuses', asy
   let count = 0
   for (const _ of blockIds(ms << 23n, ((ms + 1023n) << 23n) | 1023n, 1n << 20n)) count++
   assert.equal(count, 1 << 20)
+})
+
+test('one IdBlocks for 50 concurrent callers, empty and huge requests', async () => {
+  const pool = new pg.Pool({ max: 4 })
+  const taken = []
+  let taking = 0
+  let most = 0
+  const keys = new IdBlocks(async (n) => {
+    most = Math.max(most, ++taking)
+    try {
+      const { rows: [b] } = await pool.query('SELECT first, last, count FROM snowflake_block($1)', [n])
+      taken.push(b)
+      return b
+    } finally {
+      taking--
+    }
+  }, 1000)
+  let got
+  try {
+    got = await Promise.all(Array.from({ length: 50 }, async () => {
+      const mine = []
+      for (let k = 0; k < 60; k++) mine.push(...(k % 3 ? await keys.nextIds(k % 7) : [await keys.nextId()]))
+      return mine
+    }))
+    assert.deepEqual(await keys.nextIds(0), [])
+    await assert.rejects(keys.nextIds(-1), RangeError)
+    got.push(await keys.nextIds(250000)) // more than the largest block, 102,401
+    // A failed block fails its call alone: the next call is served.
+    let fail = true
+    const flaky = new IdBlocks((n) => fail ? Promise.reject(new Error('no block')) : keys.take(n), 10)
+    await assert.rejects(flaky.nextId(), /no block/)
+    fail = false
+    assert.equal((await flaky.nextIds(3)).length, 3)
+  } finally {
+    await pool.end()
+  }
+  const reserved = new Set()
+  for (const b of taken) {
+    const { rows } = await client.query('SELECT snowflake_block_ids($1, $2)::text AS id', [b.first, b.last])
+    for (const r of rows) reserved.add(BigInt(r.id))
+  }
+  const handed = got.flat()
+  let each = 0
+  for (let k = 0; k < 60; k++) each += k % 3 ? k % 7 : 1
+  assert.equal(handed.length, 50 * each + 250000)
+  assert.equal(new Set(handed).size, handed.length, 'no key twice')
+  assert.equal(handed.filter((id) => !reserved.has(id)).length, 0, 'every key in a block the server returned')
+  assert.ok(reserved.size - handed.length < 102401, 'nothing dropped but the last block\'s rest')
+  for (const mine of got) assert.ok(mine.every((id, i) => i === 0 || mine[i - 1] < id), 'in order')
+  assert.equal(most, 1, 'one block taken at a time')
+  console.log(`# ${handed.length} keys to 50 callers and one of 250,000 from ${taken.length} blocks: ` +
+    `0 duplicates, 0 outside the blocks, ${reserved.size - handed.length} left in the last`)
 })
 
 test('COPY of 1,000,000 rows with keys from blocks beside DEFAULT snowflake() rows', async () => {

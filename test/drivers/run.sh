@@ -4,12 +4,16 @@
 # SQLAlchemy and Django (Debian's, on psycopg2) running the recipes of docs/applications.md; and masking,
 # the server's tokens against the Python client's (mask_client.py), from one key file. All
 # against a throwaway server with the extension preloaded; and scripts/mask_key.sh's uuidv47
-# key, read from standard input; ID blocks, the Python and JavaScript clients' rule and
-# keys from blocks (psycopg 3, node-postgres with COPY); and sno and xid against their reference
-# implementations (test_snoref.sh, with snoref/ built offline from the vendored muyo/sno and
-# Debian's rs/xid); and muyo/sno's sno.ID through Go's database/sql with lib/pq and pgx v4
-# (snogo/, built offline from the vendored muyo/sno and Debian's drivers). Exits non-zero when
-# any of the eleven fails.
+# key, read from standard input; ID blocks, the Python and JavaScript clients' rule, their
+# allocators shared by many threads or concurrent callers, and keys from blocks (psycopg 3,
+# node-postgres with COPY); the Go allocator (clients/go/snowflakeblock) through database/sql
+# with lib/pq and pgx v4, 16 goroutines and a service's handler (goblocks/, built offline);
+# the Java allocator (clients/java) through JDBC, 16 threads and JDBC batches (java/, compiled
+# with Debian's JDK and pgjdbc, over loopback TCP, JDBC having no Unix sockets); and sno and xid
+# against their reference implementations (test_snoref.sh, with snoref/ built offline from the
+# vendored muyo/sno and Debian's rs/xid); and muyo/sno's sno.ID through Go's database/sql with
+# lib/pq and pgx v4 (snogo/, built offline from the vendored muyo/sno and Debian's drivers).
+# Exits non-zero when any of the thirteen fails.
 source "$(dirname "$0")/../../scripts/common.sh"
 
 # Debian's Node.js and npm, unless the machine has a node and an npm already (NodeSource's
@@ -18,7 +22,7 @@ node_packages=(nodejs npm)
 if command -v node >/dev/null && command -v npm >/dev/null; then node_packages=(); fi
 install_packages python3 python3-psycopg python3-psycopg2 python3-sqlalchemy python3-django \
   python3-cryptography openssl golang-go golang-github-rs-xid-dev golang-github-lib-pq-dev \
-  golang-github-jackc-pgx-v4-dev \
+  golang-github-jackc-pgx-v4-dev default-jdk-headless libpostgresql-jdbc-java \
   ${node_packages[@]+"${node_packages[@]}"}
 installed_only
 ensure_server_user
@@ -61,6 +65,26 @@ as_user env -C "$SNOGO/path/src/snogo" GO111MODULE=off GOPROXY=off GOFLAGS=-buil
   GOTOOLCHAIN=local GOCACHE="$WORK/go-cache" GOPATH="$SNOGO/path:/usr/share/gocode" \
   go build -o "$SNOGO/snogo" .
 
+# goblocks, the Go allocator's test, built as snogo is: the package from clients/go beside it
+# in a GOPATH of the work folder, Debian's lib/pq and pgx v4 after it.
+GOBLOCKS=$WORK/goblocks
+as_user rm -rf "$GOBLOCKS"
+as_user mkdir -p "$GOBLOCKS/path/src/goblocks"
+as_user cp -r "$WORK/tree/clients/go/snowflakeblock" "$GOBLOCKS/path/src/"
+as_user cp "$DIR"/goblocks/*.go "$GOBLOCKS/path/src/goblocks/"
+log "building goblocks"
+as_user env -C "$GOBLOCKS/path/src/goblocks" GO111MODULE=off GOPROXY=off GOFLAGS=-buildvcs=false \
+  GOTOOLCHAIN=local GOCACHE="$WORK/go-cache" GOPATH="$GOBLOCKS/path:/usr/share/gocode" \
+  go build -o "$GOBLOCKS/goblocks" .
+
+# The Java allocator, the batching recipe and their test, compiled against Debian's pgjdbc.
+JDBC_JAR=/usr/share/java/postgresql.jar
+JAVA_CLASSES=$WORK/java-blocks
+as_user rm -rf "$JAVA_CLASSES"
+log "$(javac -version 2>&1): compiling the Java allocator"
+as_user javac -Xlint:all -Werror -d "$JAVA_CLASSES" -cp "$JDBC_JAR" \
+  "$WORK/tree/clients/java/snowflake/IdBlocks.java" "$DIR"/java/*.java
+
 # Two masking keys, 9 the active one, in a file only the server's user may read (the
 # server refuses any other mode); the masking test's client reads the same file.
 KEY_FILE=$WORK/drivers/mask.keys
@@ -72,7 +96,8 @@ as_user install -m 600 /dev/null "$KEY_FILE"
   "$ROOT/scripts/mask_key.sh" new 9
 } | as_user tee "$KEY_FILE" >/dev/null
 
-start_server "$WORK/drivers" "${SNOWFLAKE_DRIVERS_PORT:-54349}" <<CONF
+# On loopback TCP too, for JDBC; at the first free port from 54349 on.
+start_server "$WORK/drivers" "${SNOWFLAKE_DRIVERS_PORT:-54349}" tcp <<CONF
 snowflake.shard_id = $SHARD
 snowflake.mask_key_file = '$KEY_FILE'
 CONF
@@ -99,7 +124,10 @@ drive "SQLAlchemy" python3 test_sqlalchemy.py
 drive "Django" python3 test_django.py
 drive "masking (Python client)" python3 test_mask.py
 drive "ID blocks (psycopg 3)" python3 test_blocks.py
-drive "ID blocks (node-postgres, COPY)" node --test blocks.test.js
+drive "ID blocks (node-postgres: IdBlocks, COPY)" node --test blocks.test.js
+drive "ID blocks in Go (lib/pq, pgx v4)" "$GOBLOCKS/goblocks"
+drive "ID blocks in Java (JDBC)" java -cp "$JAVA_CLASSES:$JDBC_JAR" BlocksTest \
+  "jdbc:postgresql://127.0.0.1:$SERVER_PORT/postgres?user=postgres&reWriteBatchedInserts=true"
 drive "mask_key.sh uuidv47 (key on standard input)" bash test_mask_key.sh "$WORK/tree/scripts/mask_key.sh"
 drive "sno and xid against muyo/sno and rs/xid" bash test_snoref.sh "$SNOREF/snoref" "$PG_BIN/psql"
 drive "muyo/sno through database/sql (lib/pq, pgx v4)" "$SNOGO/snogo"
@@ -108,4 +136,4 @@ if [ ${#failed[@]} -ne 0 ]; then
   echo "drivers failed: ${failed[*]}"
   exit 1
 fi
-echo "drivers: all eleven passed"
+echo "drivers: all thirteen passed"

@@ -1,5 +1,6 @@
-// ID blocks in a JavaScript client: the next-ID rule of a block from snowflake_block(n), and a
-// COPY whose keys come from blocks (docs/applications.md, "ID blocks", shows this module).
+// ID blocks in a JavaScript client: the next-ID rule of a block from snowflake_block(n), keys
+// handed out from blocks to concurrent callers, and a COPY whose keys come from blocks
+// (docs/applications.md, "ID blocks", shows this module).
 'use strict'
 const { Readable } = require('node:stream')
 const { pipeline } = require('node:stream/promises')
@@ -23,6 +24,47 @@ function* blockIds(first, last, count) {
   }
 }
 
+// Keys from blocks of size (more when a request needs more, largest at most: 102,401 at the
+// default snowflake.block_max_lead) for every caller of a process: take(n) resolves to the
+// row (first, last, count) of snowflake_block(n). A block's IDs that are not handed out are
+// kept, not dropped; one block is taken at a time, and callers wait in turn.
+class IdBlocks {
+  constructor(take, size = 1000, largest = 102401) {
+    this.take = take
+    this.size = size
+    this.largest = largest
+    this.ids = [].values() // the current block's IDs not yet handed out
+    this.turn = Promise.resolve()
+  }
+
+  async nextId() {
+    return (await this.nextIds(1))[0]
+  }
+
+  // count IDs (BigInt), in order; calls are served one at a time, in the order made. On an
+  // error, the IDs gathered for that call are dropped (a gap, never a duplicate).
+  nextIds(count) {
+    if (!Number.isSafeInteger(count) || count < 0) return Promise.reject(new RangeError(`${count} IDs`))
+    const call = this.turn.then(async () => {
+      const ids = []
+      while (ids.length < count) {
+        const { value, done } = this.ids.next()
+        if (!done) {
+          ids.push(value)
+          continue
+        }
+        const n = Math.min(Math.max(this.size, count - ids.length), this.largest)
+        const b = await this.take(n)
+        if (Number(b.count) !== n) throw new RangeError(`${b.count} IDs, not a block of ${n}`)
+        this.ids = blockIds(b.first, b.last, b.count)
+      }
+      return ids
+    })
+    this.turn = call.catch(() => {})
+    return call
+  }
+}
+
 // COPY count rows (arrays of plain text or numbers) into table (id, ...columns), their keys
 // from blocks of blockSize taken in one query before the COPY starts.
 async function copyWithBlocks(client, table, columns, rows, count, blockSize = 10000) {
@@ -43,4 +85,4 @@ async function copyWithBlocks(client, table, columns, rows, count, blockSize = 1
   return copy.rowCount
 }
 
-module.exports = { blockIds, copyWithBlocks }
+module.exports = { blockIds, IdBlocks, copyWithBlocks }

@@ -23,13 +23,13 @@ def block_ids(first, last, count):
 
 
 class IdBlocks:
-    """Keys from blocks of size, for every thread of a process: take(n) returns (first, last,
-    count) of snowflake_block(n). A block's IDs that are not handed out are kept, not dropped.
-    largest: the largest block the role may take (102,401 at snowflake.block_max_lead's
-    default of 100 ms)."""
+    """Keys from blocks of size (more when a request needs more, largest at most: 102,401 at
+    the default snowflake.block_max_lead), for every thread of a process: take(n) returns
+    (first, last, count) of snowflake_block(n). A block's IDs that are not handed out are
+    kept, not dropped; one block is taken at a time, and callers wait for it."""
 
     def __init__(self, take, size=1000, largest=102401):
-        self.take, self.size, self.largest, self.ids = take, min(size, largest), largest, iter(())
+        self.take, self.size, self.largest, self.ids = take, size, largest, iter(())
         self.lock = threading.Lock()
 
     def next_id(self):
@@ -39,7 +39,7 @@ class IdBlocks:
         with self.lock:
             ids = list(itertools.islice(self.ids, count))
             while len(ids) < count:
-                # A block of what is missing when that is more than size, up to largest.
+                # A block of what is missing when that is more than size.
                 n = min(max(self.size, count - len(ids)), self.largest)
                 self.ids = block_ids(*self.take(n))
                 ids += itertools.islice(self.ids, count - len(ids))

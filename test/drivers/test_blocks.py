@@ -1,6 +1,8 @@
 """ID blocks through psycopg 3: the Python rule (snowflake_block.py, as docs/applications.md
-shows it) gives exactly snowflake_block_ids() for blocks of 1 to 1,048,576 IDs, and keys from
-blocks inserted while other sessions insert DEFAULT snowflake() rows give no duplicate."""
+shows it) gives exactly snowflake_block_ids() for blocks of 1 to 1,048,576 IDs, IdBlocks shared
+by threads hands out no key twice, and keys from blocks inserted while other sessions insert
+DEFAULT snowflake() rows give no duplicate. Blocks past 102,401 IDs are taken in sessions
+that raise snowflake.block_max_lead (a superuser's setting) to 1,024 ms."""
 import inspect
 import os
 import re
@@ -14,6 +16,7 @@ import snowflake_block
 from snowflake_block import IdBlocks, block_ids
 
 SIZES = (1, 2, 1023, 1024, 1025, 3000, 65536, 1048576)
+RAISE_LEAD = "SET snowflake.block_max_lead = '1024ms'"
 
 # Pairs that are not a block's ends, which snowflake_block_ids() refuses: more than 1,048,576
 # IDs, a negative ID, last below first, two shards.
@@ -38,9 +41,6 @@ def documented_python():
 class Blocks(unittest.TestCase):
     def setUp(self):
         self.conn = psycopg.connect("", autocommit=True)
-        # Blocks of up to 1,048,576 IDs: a trusted role's bound (this is a superuser's session;
-        # the allocator's own test below runs at the default, 102,401).
-        self.conn.execute("SET snowflake.block_max_lead = '1024ms'")
 
     def tearDown(self):
         self.conn.close()
@@ -51,6 +51,7 @@ class Blocks(unittest.TestCase):
             self.assertIn(inspect.getsource(fn), doc)
 
     def test_client_rule_equals_the_server(self):
+        self.conn.execute(RAISE_LEAD)
         for n in SIZES:
             first, last, count = self.conn.execute(
                 "SELECT first, last, count FROM snowflake_block(%s)", [n]).fetchone()
@@ -88,7 +89,8 @@ class Blocks(unittest.TestCase):
 
     def test_one_allocator_for_many_threads(self):
         """IdBlocks shared by 8 threads: no key twice, every key in a block the server gave,
-        nothing dropped but the last block's rest, and empty and huge requests."""
+        nothing dropped but the last block's rest, and empty and huge requests (blocks of
+        at most 102,401, the default lead bound's)."""
         conn = psycopg.connect("", autocommit=True)
         taken, conn_lock = [], threading.Lock()
 
@@ -123,7 +125,7 @@ class Blocks(unittest.TestCase):
         reserved = [k for t in taken for k in block_ids(*t)]
         self.assertTrue(set(handed) <= set(reserved))
         # Only the last block's rest is left over: nothing was dropped on the way.
-        self.assertLess(len(reserved) - len(handed), 1 << 20)
+        self.assertLess(len(reserved) - len(handed), 102401)
         for g in got:
             self.assertEqual(g, sorted(g))
 
@@ -148,11 +150,11 @@ class Blocks(unittest.TestCase):
         try:
             # Blocks come through a second connection: this one is busy with the COPY.
             keys_conn = psycopg.connect("", autocommit=True)
-            keys_conn.execute("SET snowflake.block_max_lead = '1024ms'")
+            keys_conn.execute(RAISE_LEAD)
             take = lambda n: keys_conn.execute(
                 "SELECT first, last, count FROM snowflake_block(%s)", [n]).fetchone()
             for size in SIZES:
-                keys = IdBlocks(take, size)
+                keys = IdBlocks(take, size, 1 << 20)
                 with self.conn.cursor().copy("COPY block_rows (id, src) FROM STDIN") as copy:
                     for _ in range(min(2 * size + 7, 300000)):
                         copy.write_row((keys.next_id(), "block"))

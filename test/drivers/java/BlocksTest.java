@@ -1,0 +1,222 @@
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.postgresql.ds.PGSimpleDataSource;
+import snowflake.IdBlocks;
+
+/**
+ * clients/java/snowflake/IdBlocks.java and the JDBC batching recipe (OrderBatch.java) against
+ * the server (run by test/drivers/run.sh from test/drivers, the JDBC URL its argument). Prints
+ * a line per check, then "N passed, N failed"; exits non-zero when any fails.
+ */
+public final class BlocksTest {
+  static final int THREADS = 16;
+  static PGSimpleDataSource ds;
+  static int passed, failed;
+
+  interface Check {
+    String run() throws Exception;
+  }
+
+  static void check(String name, Check c) {
+    try {
+      String figures = c.run();
+      passed++;
+      System.out.println("ok   " + name + (figures == null ? "" : ": " + figures));
+    } catch (Throwable e) {
+      failed++;
+      System.out.println("FAIL " + name + ": " + e);
+    }
+  }
+
+  static void require(boolean ok, String what) {
+    if (!ok) throw new AssertionError(what);
+  }
+
+  /** The server's IDs of a block, by snowflake_block_ids(). */
+  static List<Long> serverIds(Connection c, long first, long last) throws SQLException {
+    try (PreparedStatement s = c.prepareStatement("SELECT snowflake_block_ids(?, ?)")) {
+      s.setLong(1, first);
+      s.setLong(2, last);
+      List<Long> ids = new ArrayList<>();
+      try (ResultSet r = s.executeQuery()) {
+        while (r.next()) ids.add(r.getLong(1));
+      }
+      return ids;
+    }
+  }
+
+  /** docs/applications.md holds each file whole in a ```java block. */
+  static String documented() throws Exception {
+    String doc = Files.readString(Path.of("..", "..", "docs", "applications.md"));
+    for (String f : new String[] {"../../clients/java/snowflake/IdBlocks.java", "java/OrderBatch.java"}) {
+      require(doc.contains("```java\n" + Files.readString(Path.of(f)) + "```\n"),
+          "docs/applications.md does not hold " + f + " as it is");
+    }
+    return null;
+  }
+
+  /** A block's array is snowflake_block_ids() of its ends; past the lead bound, 22023. */
+  static String arrays() throws Exception {
+    IdBlocks.Take take = IdBlocks.from(ds);
+    try (Connection c = ds.getConnection()) {
+      for (int n : new int[] {1, 2, 1023, 1024, 1025, 3000, 65536, IdBlocks.LARGEST}) {
+        long[] ids = take.block(n);
+        require(ids.length == n, "a block of " + n + ": " + ids.length + " IDs");
+        List<Long> server = serverIds(c, ids[0], ids[n - 1]);
+        require(server.size() == n, "a block of " + n + ": the server expands " + server.size());
+        for (int i = 0; i < n; i++) require(server.get(i) == ids[i], "a block of " + n + ": ID " + i);
+        if (n <= 1024) require(ids[n - 1] == ids[0] + n - 1, "a block of " + n + " not consecutive");
+      }
+    }
+    try {
+      new IdBlocks(IdBlocks.from(ds), IdBlocks.LARGEST + 1, IdBlocks.LARGEST + 1).next();
+      throw new AssertionError("a block of " + (IdBlocks.LARGEST + 1) + " was taken");
+    } catch (SQLException e) {
+      require("22023".equals(e.getSQLState()), "SQLSTATE " + e.getSQLState());
+    }
+    try {
+      new IdBlocks(IdBlocks.from(ds), 1000, IdBlocks.LARGEST).next(-1);
+      throw new AssertionError("-1 IDs: no exception");
+    } catch (IllegalArgumentException e) {
+      // expected
+    }
+    return null;
+  }
+
+  /**
+   * One IdBlocks shared by 16 threads: one block taken at a time, no key twice, every key in a
+   * block the server gave, each thread's keys rising, nothing dropped but the last block's rest;
+   * an empty request and one of more than the largest block.
+   */
+  static String threads() throws Exception {
+    List<long[]> taken = Collections.synchronizedList(new ArrayList<>());
+    AtomicInteger taking = new AtomicInteger(), most = new AtomicInteger();
+    IdBlocks.Take take = IdBlocks.from(ds);
+    IdBlocks keys = new IdBlocks(n -> {
+      most.accumulateAndGet(taking.incrementAndGet(), Math::max);
+      try {
+        long[] block = take.block(n);
+        taken.add(block);
+        return block;
+      } finally {
+        taking.decrementAndGet();
+      }
+    }, 1000, IdBlocks.LARGEST);
+    List<long[]> got = run(THREADS, t -> {
+      List<Long> mine = new ArrayList<>();
+      for (int k = 0; k < 300; k++) {
+        if (k % 3 == 0) mine.add(keys.next());
+        else for (long id : keys.next(k % 7)) mine.add(id);
+      }
+      return mine.stream().mapToLong(Long::longValue).toArray();
+    });
+    require(keys.next(0).length == 0, "0 IDs");
+    int huge = 250000;
+    long[] hugeIds = keys.next(huge);
+    require(hugeIds.length == huge, huge + " IDs: " + hugeIds.length);
+    got.add(hugeIds);
+    Set<Long> reserved = new HashSet<>();
+    for (long[] block : taken) for (long id : block) reserved.add(id);
+    Set<Long> seen = new HashSet<>();
+    int handed = 0, duplicates = 0, outside = 0;
+    for (long[] ids : got) {
+      for (int i = 0; i < ids.length; i++) {
+        require(i == 0 || ids[i - 1] < ids[i], "a thread's keys are not in order");
+        handed++;
+        if (!seen.add(ids[i])) duplicates++;
+        if (!reserved.contains(ids[i])) outside++;
+      }
+    }
+    String figures = String.format(
+        "%d keys (%d in one request) from %d blocks, %d duplicates, %d outside the blocks, %d left in the last",
+        handed, huge, taken.size(), duplicates, outside, reserved.size() - handed);
+    require(most.get() == 1, most.get() + " blocks taken at once: " + figures);
+    require(duplicates == 0 && outside == 0 && reserved.size() - handed < IdBlocks.LARGEST, figures);
+    return figures;
+  }
+
+  interface Work<T> {
+    T run(int thread) throws Exception;
+  }
+
+  /** Runs work on n threads at once; the first failure is thrown. */
+  static <T> List<T> run(int n, Work<T> work) throws Exception {
+    List<T> results = Collections.synchronizedList(new ArrayList<>());
+    List<Throwable> errors = Collections.synchronizedList(new ArrayList<>());
+    List<Thread> threads = new ArrayList<>();
+    for (int t = 0; t < n; t++) {
+      int thread = t;
+      threads.add(new Thread(() -> {
+        try {
+          results.add(work.run(thread));
+        } catch (Throwable e) {
+          errors.add(e);
+        }
+      }));
+    }
+    for (Thread t : threads) t.start();
+    for (Thread t : threads) t.join();
+    if (!errors.isEmpty()) throw new Exception(errors.get(0));
+    return results;
+  }
+
+  /** The batching recipe on 16 threads, a connection each, one IdBlocks for all. */
+  static String batches() throws Exception {
+    try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+      s.execute("DROP TABLE IF EXISTS order_lines, orders");
+      s.execute("CREATE TABLE orders (id bigint PRIMARY KEY DEFAULT snowflake(), customer text NOT NULL)");
+      s.execute("CREATE TABLE order_lines (id bigint PRIMARY KEY DEFAULT snowflake(),"
+          + " order_id bigint NOT NULL REFERENCES orders, item text NOT NULL, qty int NOT NULL)");
+    }
+    IdBlocks keys = new IdBlocks(IdBlocks.from(ds), 1000, IdBlocks.LARGEST);
+    int orders = 25;
+    run(THREADS, t -> {
+      try (Connection c = ds.getConnection()) {
+        for (int batch = 0; batch < 4; batch++) {
+          List<OrderBatch.Order> list = new ArrayList<>();
+          for (int i = 0; i < orders; i++) {
+            List<OrderBatch.Line> lines = new ArrayList<>();
+            for (int l = 0; l < i % 5; l++) lines.add(new OrderBatch.Line("i" + l, l + 1));
+            list.add(new OrderBatch.Order("c" + t, lines));
+          }
+          require(OrderBatch.insert(c, keys, list).length == orders, "keys of a batch");
+        }
+      }
+      return null;
+    });
+    try (Connection c = ds.getConnection(); Statement s = c.createStatement();
+        ResultSet r = s.executeQuery("SELECT (SELECT count(*) FROM orders),"
+            + " (SELECT count(*) FROM order_lines)")) {
+      r.next();
+      long nOrders = r.getLong(1), nLines = r.getLong(2);
+      long wantLines = 0;
+      for (int i = 0; i < orders; i++) wantLines += 4L * THREADS * (i % 5);
+      require(nOrders == 4L * THREADS * orders && nLines == wantLines,
+          nOrders + " orders and " + nLines + " lines");
+      s.execute("DROP TABLE order_lines, orders");
+      return nOrders + " orders, " + nLines + " lines in " + 4 * THREADS + " batches";
+    }
+  }
+
+  public static void main(String[] args) {
+    ds = new PGSimpleDataSource();
+    ds.setURL(args[0]);
+    check("the documented code is this code", BlocksTest::documented);
+    check("a block's array is snowflake_block_ids() of its ends", BlocksTest::arrays);
+    check("one IdBlocks, " + THREADS + " threads", BlocksTest::threads);
+    check("JDBC batches with keys from blocks, " + THREADS + " threads", BlocksTest::batches);
+    System.out.println(passed + " passed, " + failed + " failed");
+    System.exit(failed == 0 ? 0 : 1);
+  }
+}
