@@ -19,6 +19,7 @@
 #include <vector>
 
 #include <openssl/crypto.h>
+#include <openssl/sha.h>
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -895,6 +896,40 @@ TEST(MaskSno, WrongKeyIdOrCheckBytesAreRefused) {
     block[11 + bit / 8] ^= static_cast<uint8_t>(1 << (bit % 8));
     EXPECT_EQ(unmask_sno(ring, token_of(block), back), sf::TokenParse::kNotAuthentic) << bit;
     block[11 + bit / 8] ^= static_cast<uint8_t>(1 << (bit % 8));
+  }
+}
+
+// SHA-256 of "xbxgqz" and of "xchvbg" share their first 5 bytes (519d98e909): while the check
+// was that digest, a sno token moved from one prefix to the other without the key (and a pair
+// sharing 7 bytes, about 2^28 hashes away, would have moved a bigint token). Keyed, the check
+// of the one prefix is not the other's, and the moved token is refused.
+TEST(MaskSno, CollidingDigestsNoLongerMoveATokenBetweenPrefixes) {
+  uint8_t d1[SHA256_DIGEST_LENGTH], d2[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char *>("xbxgqz"), 6, d1);
+  SHA256(reinterpret_cast<const unsigned char *>("xchvbg"), 6, d2);
+  ASSERT_EQ(hex(d1, 5), hex(d2, 5)) << "the pair collides in plain SHA-256";
+  sf::MaskKeyring ring;
+  ring.reset(parse_ok(kKeyFile));
+  uint8_t id[10] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, back[10];
+  const std::string t = mask_sno(ring, id, "xbxgqz");
+  ASSERT_EQ(unmask_sno(ring, t, back), sf::TokenParse::kOk);
+  EXPECT_EQ(unmask_sno(ring, "xchvbg" + t.substr(6), back), sf::TokenParse::kNotAuthentic);
+  const std::string u = mask_sno(ring, id, "xchvbg");
+  EXPECT_EQ(unmask_sno(ring, "xbxgqz" + u.substr(6), back), sf::TokenParse::kNotAuthentic);
+  int64_t value = 0;
+  const std::string b = mask(ring, 42, "xbxgqz");
+  EXPECT_EQ(unmask(ring, "xchvbg" + b.substr(6), &value), sf::TokenParse::kNotAuthentic);
+  // The keyed checks differ, for both kinds and both keys of the file.
+  const sf::MaskKeySet set = parse_ok(kKeyFile);
+  for (int k = 0; k < set.count; ++k) {
+    for (sf::MaskUse use : {sf::MaskUse::kBigintPrefix, sf::MaskUse::kSnoPrefix}) {
+      uint8_t pk[32];
+      sf::MaskCheck c1, c2;
+      ASSERT_TRUE(sf::derive_mask_key(set.entries[k].key, use, pk));
+      ASSERT_TRUE(sf::mask_prefix_mac(pk, "xbxgqz", 6, &c1));
+      ASSERT_TRUE(sf::mask_prefix_mac(pk, "xchvbg", 6, &c2));
+      EXPECT_NE(hex(c1.bytes, sf::kMaskSnoCheckLen), hex(c2.bytes, sf::kMaskSnoCheckLen));
+    }
   }
 }
 
