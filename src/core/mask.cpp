@@ -625,6 +625,13 @@ bool MaskKeyring::check_of(Slot *s, int kind, const char *prefix, size_t len,
     *out = pm.last_mac;
     return true;
   }
+  return compute_check(s, kind, prefix, len, out);
+}
+
+// Out of check_of(), so that its buffers do not weigh on every call that the cache answers.
+bool MaskKeyring::compute_check(Slot *s, int kind, const char *prefix, size_t len,
+                                MaskCheck *out) noexcept {
+  Slot::PrefixMac &pm = s->prefix_mac[kind];
   if (scratch_ == nullptr) scratch_ = EVP_MD_CTX_new();
   uint8_t inner[32], mac[32];
   unsigned int n = 0, m = 0;

@@ -172,6 +172,7 @@ class MaskKeyring {
   // The prefix's check under slot s's prefix key of a kind (0 bigint, 1 sno); false when the
   // library fails (failed() set).
   bool check_of(Slot *s, int kind, const char *prefix, size_t len, MaskCheck *out) noexcept;
+  bool compute_check(Slot *s, int kind, const char *prefix, size_t len, MaskCheck *out) noexcept;
 
   int count_ = 0;
   int active_ = -1;
