@@ -614,23 +614,16 @@ MaskKeyring::Slot *MaskKeyring::slot(int id) noexcept {
   return s;
 }
 
-bool MaskKeyring::check_of(Slot *s, int kind, const char *prefix, size_t len,
-                           MaskCheck *out) noexcept {
-  Slot::PrefixMac &pm = s->prefix_mac[kind];
-  if (len == 0) {
-    *out = pm.empty;
-    return true;
-  }
-  if (len == pm.last_len && std::memcmp(prefix, pm.last, len) == 0) {
-    *out = pm.last_mac;
-    return true;
-  }
-  return compute_check(s, kind, prefix, len, out);
+const MaskCheck *MaskKeyring::check_of(Slot *s, int kind, const char *prefix, size_t len) noexcept {
+  const Slot::PrefixMac &pm = s->prefix_mac[kind];
+  if (len == 0) return &pm.empty;
+  if (len == pm.last_len && std::memcmp(prefix, pm.last, len) == 0) return &pm.last_mac;
+  return compute_check(s, kind, prefix, len);
 }
 
 // Out of check_of(), so that its buffers do not weigh on every call that the cache answers.
-bool MaskKeyring::compute_check(Slot *s, int kind, const char *prefix, size_t len,
-                                MaskCheck *out) noexcept {
+const MaskCheck *MaskKeyring::compute_check(Slot *s, int kind, const char *prefix,
+                                            size_t len) noexcept {
   Slot::PrefixMac &pm = s->prefix_mac[kind];
   if (scratch_ == nullptr) scratch_ = EVP_MD_CTX_new();
   uint8_t inner[32], mac[32];
@@ -641,31 +634,32 @@ bool MaskKeyring::compute_check(Slot *s, int kind, const char *prefix, size_t le
                   EVP_MD_CTX_copy_ex(scratch_, pm.outer) == 1 &&
                   EVP_DigestUpdate(scratch_, inner, sizeof inner) == 1 &&
                   EVP_DigestFinal_ex(scratch_, mac, &m) == 1 && m == 32;
+  // A prefix longer than any the rules allow is answered but not kept.
+  MaskCheck *out = len <= kMaskPrefixMax ? &pm.last_mac : &unkept_;
   if (ok) std::memcpy(out->bytes, mac, sizeof out->bytes);
   OPENSSL_cleanse(inner, sizeof inner);
   OPENSSL_cleanse(mac, sizeof mac);
   if (!ok) {
     failed_ = true;
-    return false;
+    return nullptr;
   }
   ++macs_;
   if (len <= kMaskPrefixMax) {
     std::memcpy(pm.last, prefix, len);
     pm.last_len = len;
-    pm.last_mac = *out;
   }
-  return true;
+  return out;
 }
 
 bool MaskKeyring::mask_bigint(int64_t id, const char *prefix, size_t len,
                               uint8_t body[16]) noexcept {
   Slot *s = slot(active_);
-  MaskCheck check;
-  if (s == nullptr || !check_of(s, 0, prefix, len, &check)) return false;
+  const MaskCheck *check = s != nullptr ? check_of(s, 0, prefix, len) : nullptr;
+  if (check == nullptr) return false;
   uint8_t block[16];
   store_be64(block, static_cast<uint64_t>(id));
   block[8] = s->id;
-  std::memcpy(block + 9, check.bytes, kMaskCheckLen);
+  std::memcpy(block + 9, check->bytes, kMaskCheckLen);
   return aes_block(s->bigint_enc, block, body);
 }
 
@@ -677,15 +671,14 @@ TokenParse MaskKeyring::unmask_bigint(const uint8_t body[16], const char *prefix
   for (int i = 0; i < count_; ++i) {
     Slot *s = slot(order_[i]);
     uint8_t block[16];
-    MaskCheck check;
-    if (s == nullptr || !check_of(s, 0, prefix, len, &check) ||
-        !aes_block(s->bigint_dec, body, block)) {
+    const MaskCheck *check = s != nullptr ? check_of(s, 0, prefix, len) : nullptr;
+    if (check == nullptr || !aes_block(s->bigint_dec, body, block)) {
       failed_ = true;
       return TokenParse::kNotAuthentic;
     }
     ++deciphered_;
     want[0] = s->id;
-    std::memcpy(want + 1, check.bytes, kMaskCheckLen);
+    std::memcpy(want + 1, check->bytes, kMaskCheckLen);
     // Every key tried and compared in constant time: how long it takes tells nothing of
     // which key made the token, or whether one did.
     if (CRYPTO_memcmp(block + 8, want, sizeof want) == 0 && found < 0) {
@@ -703,12 +696,12 @@ TokenParse MaskKeyring::unmask_bigint(const uint8_t body[16], const char *prefix
 bool MaskKeyring::mask_sno(const uint8_t id[kMaskSnoLen], const char *prefix, size_t len,
                            uint8_t body[16]) noexcept {
   Slot *s = slot(active_);
-  MaskCheck check;
-  if (s == nullptr || !check_of(s, 1, prefix, len, &check)) return false;
+  const MaskCheck *check = s != nullptr ? check_of(s, 1, prefix, len) : nullptr;
+  if (check == nullptr) return false;
   uint8_t block[16];
   std::memcpy(block, id, kMaskSnoLen);
   block[kMaskSnoLen] = s->id;
-  std::memcpy(block + kMaskSnoLen + 1, check.bytes, kMaskSnoCheckLen);
+  std::memcpy(block + kMaskSnoLen + 1, check->bytes, kMaskSnoCheckLen);
   return aes_block(s->sno_enc, block, body);
 }
 
@@ -721,15 +714,14 @@ TokenParse MaskKeyring::unmask_sno(const uint8_t body[16], const char *prefix, s
   for (int i = 0; i < count_; ++i) {
     Slot *s = slot(order_[i]);
     uint8_t block[16];
-    MaskCheck check;
-    if (s == nullptr || !check_of(s, 1, prefix, len, &check) ||
-        !aes_block(s->sno_dec, body, block)) {
+    const MaskCheck *check = s != nullptr ? check_of(s, 1, prefix, len) : nullptr;
+    if (check == nullptr || !aes_block(s->sno_dec, body, block)) {
       failed_ = true;
       return TokenParse::kNotAuthentic;
     }
     ++deciphered_;
     want[0] = s->id;
-    std::memcpy(want + 1, check.bytes, kMaskSnoCheckLen);
+    std::memcpy(want + 1, check->bytes, kMaskSnoCheckLen);
     // As unmask_bigint(): every key tried, compared in constant time.
     if (CRYPTO_memcmp(block + kMaskSnoLen, want, sizeof want) == 0 && found < 0) {
       found = s->id;
