@@ -101,6 +101,11 @@ row "\`snowflake_mask(i)\`" "SELECT count(snowflake_mask(i)) FROM $SERIES" "a to
 row "\`snowflake_mask(i, 'ord')\`" "SELECT count(snowflake_mask(i, 'ord')) FROM $SERIES" "a token with a prefix"
 row "\`snowflake_unmask(snowflake_mask(i))\`" "SELECT count(snowflake_unmask(snowflake_mask(i))) FROM $SERIES" \
   "a token and back"
+row "\`snowflake_unmask(snowflake_mask(i, 'ord'), 'ord')\`" \
+  "SELECT count(snowflake_unmask(snowflake_mask(i, 'ord'), 'ord')) FROM $SERIES" "a token with a prefix and back"
+row "\`snowflake_mask(i, CASE … 'ord' … 'inv' END)\`" \
+  "SELECT count(snowflake_mask(i, CASE WHEN i % 2 = 0 THEN 'ord' ELSE 'inv' END)) FROM $SERIES" \
+  "a token, its prefix changing every row: no prefix's MAC is kept from one call to the next"
 if [ -n "$HASHIDS" ]; then
   row "\`id_encode(i)\`" "SELECT count(id_encode(i)) FROM $SERIES" \
     "pg_hashids $HASHIDS: a hashid (no salt, the default alphabet)"

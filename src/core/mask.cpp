@@ -301,12 +301,16 @@ MaskPrefix check_mask_prefix(const char *prefix, size_t len) noexcept {
   return MaskPrefix::kOk;
 }
 
-MaskCheck mask_check(const char *prefix, size_t len) noexcept {
-  uint8_t digest[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char *>(prefix), len, digest);
-  MaskCheck c;
-  std::memcpy(c.bytes, digest, sizeof c.bytes);
-  return c;
+bool mask_prefix_mac(const uint8_t prefix_key[32], const char *prefix, size_t len,
+                     MaskCheck *out) noexcept {
+  uint8_t mac[32];
+  unsigned int mac_len = 0;
+  const bool ok =
+      HMAC(EVP_sha256(), prefix_key, 32, reinterpret_cast<const unsigned char *>(prefix), len, mac,
+           &mac_len) != nullptr &&
+      mac_len == 32;
+  if (ok) std::memcpy(out->bytes, mac, sizeof out->bytes);
+  return ok;
 }
 
 TokenParse split_mask_token(const char *token, size_t len, char prefix[kMaskPrefixMax + 1],
@@ -416,6 +420,10 @@ const char *mask_label(MaskUse use) noexcept {
       return "snowflake mask fingerprint v1";
     case MaskUse::kSno:
       return "snowflake mask sno v1";
+    case MaskUse::kBigintPrefix:
+      return "snowflake mask bigint prefix v1";
+    case MaskUse::kSnoPrefix:
+      return "snowflake mask sno prefix v1";
   }
   return "";
 }
@@ -440,6 +448,41 @@ struct MaskKeyring::Slot {
   EVP_CIPHER_CTX *sno_dec = nullptr;
   uint8_t uuid_key[16] = {};
   uint8_t uuidv7_key[16] = {};
+  // The prefix check of each token kind (0 bigint, 1 sno), HMAC-SHA256 under a key of its own:
+  // the check sits inside an AES block of its own kind only, so one prefix key would bound
+  // forgeries as well, but with two, a pair of prefixes whose 5 sno check bytes match (about
+  // 2^20 sno_mask calls away for a role that chooses prefixes) tells nothing of their bigint
+  // checks. The key is taken in once: SHA-256 of it XOR ipad
+  // and XOR opad, copied for each MAC (HMAC() would fetch the digest and key it again each
+  // call), in OpenSSL's contexts as the AES round keys are. The empty prefix's MAC and the
+  // last prefix's are kept, so that a query that masks with one prefix computes it once.
+  struct PrefixMac {
+    EVP_MD_CTX *inner = nullptr;
+    EVP_MD_CTX *outer = nullptr;
+    MaskCheck empty = {};
+    size_t last_len = 0;  // 0: no last prefix (the empty one is `empty`)
+    char last[kMaskPrefixMax] = {};
+    MaskCheck last_mac = {};
+  } prefix_mac[2];
+
+  static bool prefix_setup(const uint8_t master[kMaskKeyLen], MaskUse use, PrefixMac *pm) noexcept {
+    uint8_t k[32];
+    uint8_t pad[2][64];
+    bool ok = derive_mask_key(master, use, k) && mask_prefix_mac(k, "", 0, &pm->empty);
+    for (int i = 0; i < 64; ++i) {
+      pad[0][i] = static_cast<uint8_t>((i < 32 ? k[i] : 0) ^ 0x36);
+      pad[1][i] = static_cast<uint8_t>((i < 32 ? k[i] : 0) ^ 0x5c);
+    }
+    ok = ok && (pm->inner = EVP_MD_CTX_new()) != nullptr &&
+         (pm->outer = EVP_MD_CTX_new()) != nullptr &&
+         EVP_DigestInit_ex(pm->inner, EVP_sha256(), nullptr) == 1 &&
+         EVP_DigestUpdate(pm->inner, pad[0], 64) == 1 &&
+         EVP_DigestInit_ex(pm->outer, EVP_sha256(), nullptr) == 1 &&
+         EVP_DigestUpdate(pm->outer, pad[1], 64) == 1;
+    OPENSSL_cleanse(k, sizeof k);
+    OPENSSL_cleanse(pad, sizeof pad);
+    return ok;
+  }
 
   bool setup() noexcept {
     uint8_t k[32];
@@ -456,6 +499,8 @@ struct MaskKeyring::Slot {
     ok = ok && derive_mask_key(master, MaskUse::kUuidv7, k);
     if (ok) std::memcpy(uuidv7_key, k, sizeof uuidv7_key);
     OPENSSL_cleanse(k, sizeof k);
+    ok = ok && prefix_setup(master, MaskUse::kBigintPrefix, &prefix_mac[0]) &&
+         prefix_setup(master, MaskUse::kSnoPrefix, &prefix_mac[1]);
     ready = ok;
     return ok;
   }
@@ -466,6 +511,11 @@ struct MaskKeyring::Slot {
     EVP_CIPHER_CTX_free(ulid_dec);
     EVP_CIPHER_CTX_free(sno_enc);
     EVP_CIPHER_CTX_free(sno_dec);
+    for (PrefixMac &pm : prefix_mac) {
+      EVP_MD_CTX_free(pm.inner);
+      EVP_MD_CTX_free(pm.outer);
+    }
+    OPENSSL_cleanse(prefix_mac, sizeof prefix_mac);
     OPENSSL_cleanse(master, sizeof master);
     OPENSSL_cleanse(uuid_key, sizeof uuid_key);
     OPENSSL_cleanse(uuidv7_key, sizeof uuidv7_key);
@@ -478,6 +528,7 @@ MaskKeyring::MaskKeyring() noexcept {
 
 MaskKeyring::~MaskKeyring() {
   clear();
+  EVP_MD_CTX_free(scratch_);
   secret_free(storage_, sizeof(Slot) * kMaskKeyIds);
 }
 
@@ -491,6 +542,8 @@ void MaskKeyring::clear() noexcept {
   active_ = -1;
   failed_ = false;
   deciphered_ = 0;
+  macs_ = 0;
+  if (scratch_ != nullptr) EVP_MD_CTX_reset(scratch_);  // the last MAC's state
 }
 
 void MaskKeyring::reset(const MaskKeySet &keys) noexcept {
@@ -561,31 +614,71 @@ MaskKeyring::Slot *MaskKeyring::slot(int id) noexcept {
   return s;
 }
 
-bool MaskKeyring::mask_bigint(int64_t id, const MaskCheck &check, uint8_t body[16]) noexcept {
+const MaskCheck *MaskKeyring::check_of(Slot *s, int kind, const char *prefix, size_t len) noexcept {
+  const Slot::PrefixMac &pm = s->prefix_mac[kind];
+  if (len == 0) return &pm.empty;
+  if (len == pm.last_len && std::memcmp(prefix, pm.last, len) == 0) return &pm.last_mac;
+  return compute_check(s, kind, prefix, len);
+}
+
+// Out of check_of(), so that its buffers do not weigh on every call that the cache answers.
+const MaskCheck *MaskKeyring::compute_check(Slot *s, int kind, const char *prefix,
+                                            size_t len) noexcept {
+  Slot::PrefixMac &pm = s->prefix_mac[kind];
+  if (scratch_ == nullptr) scratch_ = EVP_MD_CTX_new();
+  uint8_t inner[32], mac[32];
+  unsigned int n = 0, m = 0;
+  const bool ok = scratch_ != nullptr && EVP_MD_CTX_copy_ex(scratch_, pm.inner) == 1 &&
+                  EVP_DigestUpdate(scratch_, prefix, len) == 1 &&
+                  EVP_DigestFinal_ex(scratch_, inner, &n) == 1 && n == 32 &&
+                  EVP_MD_CTX_copy_ex(scratch_, pm.outer) == 1 &&
+                  EVP_DigestUpdate(scratch_, inner, sizeof inner) == 1 &&
+                  EVP_DigestFinal_ex(scratch_, mac, &m) == 1 && m == 32;
+  // A prefix longer than any the rules allow is answered but not kept.
+  MaskCheck *out = len <= kMaskPrefixMax ? &pm.last_mac : &unkept_;
+  if (ok) std::memcpy(out->bytes, mac, sizeof out->bytes);
+  OPENSSL_cleanse(inner, sizeof inner);
+  OPENSSL_cleanse(mac, sizeof mac);
+  if (!ok) {
+    failed_ = true;
+    return nullptr;
+  }
+  ++macs_;
+  if (len <= kMaskPrefixMax) {
+    std::memcpy(pm.last, prefix, len);
+    pm.last_len = len;
+  }
+  return out;
+}
+
+bool MaskKeyring::mask_bigint(int64_t id, const char *prefix, size_t len,
+                              uint8_t body[16]) noexcept {
   Slot *s = slot(active_);
-  if (s == nullptr) return false;
+  const MaskCheck *check = s != nullptr ? check_of(s, 0, prefix, len) : nullptr;
+  if (check == nullptr) return false;
   uint8_t block[16];
   store_be64(block, static_cast<uint64_t>(id));
   block[8] = s->id;
-  std::memcpy(block + 9, check.bytes, kMaskCheckLen);
+  std::memcpy(block + 9, check->bytes, kMaskCheckLen);
   return aes_block(s->bigint_enc, block, body);
 }
 
-TokenParse MaskKeyring::unmask_bigint(const uint8_t body[16], const MaskCheck &check, int64_t *id,
-                                      int *key_id) noexcept {
+TokenParse MaskKeyring::unmask_bigint(const uint8_t body[16], const char *prefix, size_t len,
+                                      int64_t *id, int *key_id) noexcept {
   uint8_t want[16 - 8];
-  std::memcpy(want + 1, check.bytes, kMaskCheckLen);
   int found = -1;
   uint64_t value = 0;
   for (int i = 0; i < count_; ++i) {
     Slot *s = slot(order_[i]);
     uint8_t block[16];
-    if (s == nullptr || !aes_block(s->bigint_dec, body, block)) {
+    const MaskCheck *check = s != nullptr ? check_of(s, 0, prefix, len) : nullptr;
+    if (check == nullptr || !aes_block(s->bigint_dec, body, block)) {
       failed_ = true;
       return TokenParse::kNotAuthentic;
     }
     ++deciphered_;
     want[0] = s->id;
+    std::memcpy(want + 1, check->bytes, kMaskCheckLen);
     // Every key tried and compared in constant time: how long it takes tells nothing of
     // which key made the token, or whether one did.
     if (CRYPTO_memcmp(block + 8, want, sizeof want) == 0 && found < 0) {
@@ -600,33 +693,35 @@ TokenParse MaskKeyring::unmask_bigint(const uint8_t body[16], const MaskCheck &c
   return TokenParse::kOk;
 }
 
-bool MaskKeyring::mask_sno(const uint8_t id[kMaskSnoLen], const MaskCheck &check,
+bool MaskKeyring::mask_sno(const uint8_t id[kMaskSnoLen], const char *prefix, size_t len,
                            uint8_t body[16]) noexcept {
   Slot *s = slot(active_);
-  if (s == nullptr) return false;
+  const MaskCheck *check = s != nullptr ? check_of(s, 1, prefix, len) : nullptr;
+  if (check == nullptr) return false;
   uint8_t block[16];
   std::memcpy(block, id, kMaskSnoLen);
   block[kMaskSnoLen] = s->id;
-  std::memcpy(block + kMaskSnoLen + 1, check.bytes, kMaskSnoCheckLen);
+  std::memcpy(block + kMaskSnoLen + 1, check->bytes, kMaskSnoCheckLen);
   return aes_block(s->sno_enc, block, body);
 }
 
-TokenParse MaskKeyring::unmask_sno(const uint8_t body[16], const MaskCheck &check,
+TokenParse MaskKeyring::unmask_sno(const uint8_t body[16], const char *prefix, size_t len,
                                    uint8_t id[kMaskSnoLen], int *key_id) noexcept {
   static_assert(kMaskSnoLen + 1 + kMaskSnoCheckLen == 16, "a sno token is one AES block");
   uint8_t want[1 + kMaskSnoCheckLen];
-  std::memcpy(want + 1, check.bytes, kMaskSnoCheckLen);
   int found = -1;
   uint8_t value[kMaskSnoLen] = {};
   for (int i = 0; i < count_; ++i) {
     Slot *s = slot(order_[i]);
     uint8_t block[16];
-    if (s == nullptr || !aes_block(s->sno_dec, body, block)) {
+    const MaskCheck *check = s != nullptr ? check_of(s, 1, prefix, len) : nullptr;
+    if (check == nullptr || !aes_block(s->sno_dec, body, block)) {
       failed_ = true;
       return TokenParse::kNotAuthentic;
     }
     ++deciphered_;
     want[0] = s->id;
+    std::memcpy(want + 1, check->bytes, kMaskSnoCheckLen);
     // As unmask_bigint(): every key tried, compared in constant time.
     if (CRYPTO_memcmp(block + kMaskSnoLen, want, sizeof want) == 0 && found < 0) {
       found = s->id;

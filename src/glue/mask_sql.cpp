@@ -16,11 +16,11 @@ namespace {
 using namespace snowflake;
 using namespace snowflake::glue;
 
-// A call site's prefix and its digest, kept across the rows of a query.
+// A call site's prefix, checked once and kept across the rows of a query. Its MAC depends on
+// the key (unmasking tries every key), so the keyring computes and keeps it.
 struct PrefixCache {
   size_t len;
   char prefix[kMaskPrefixMax + 1];
-  MaskCheck check;
 };
 
 const char *prefix_rule() {
@@ -28,7 +28,7 @@ const char *prefix_rule() {
          "or end with an underscore.";
 }
 
-// The prefix argument n, checked and digested once per call site.
+// The prefix argument n, checked once per call site.
 const PrefixCache &prefix_arg(FunctionCallInfo fcinfo, int n) {
   const text *t = PG_GETARG_TEXT_PP(n);
   const char *p = VARDATA_ANY(t);
@@ -49,14 +49,10 @@ const PrefixCache &prefix_arg(FunctionCallInfo fcinfo, int n) {
   std::memcpy(cache->prefix, p, len);
   cache->prefix[len] = '\0';
   cache->len = len;
-  cache->check = mask_check(p, len);
   return *cache;
 }
 
-const MaskCheck &no_prefix_check() {
-  static const MaskCheck check = mask_check("", 0);
-  return check;
-}
+const PrefixCache kNoPrefix = {0, ""};
 
 [[noreturn]] void cipher_failed() {
   ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
@@ -70,11 +66,11 @@ Datum token_datum(const char *prefix, size_t len, const uint8_t body[16]) {
   return PointerGetDatum(out);
 }
 
-Datum mask(FunctionCallInfo fcinfo, const char *prefix, size_t len, const MaskCheck &check) {
+Datum mask(FunctionCallInfo fcinfo, const PrefixCache &p) {
   MaskKeyring &ring = mask_keyring();
   uint8_t body[16];
-  if (unlikely(!ring.mask_bigint(PG_GETARG_INT64(0), check, body))) cipher_failed();
-  return token_datum(prefix, len, body);
+  if (unlikely(!ring.mask_bigint(PG_GETARG_INT64(0), p.prefix, p.len, body))) cipher_failed();
+  return token_datum(p.prefix, p.len, body);
 }
 
 const char *token_problem(TokenParse p) {
@@ -139,19 +135,18 @@ Datum unmask(FunctionCallInfo fcinfo, const PrefixCache &expected) {
   MaskKeyring &ring = mask_keyring();
   int64_t id = 0;
   int key_id = -1;
-  const TokenParse r = ring.unmask_bigint(body, expected.check, &id, &key_id);
+  const TokenParse r = ring.unmask_bigint(body, expected.prefix, expected.len, &id, &key_id);
   if (unlikely(ring.failed())) cipher_failed();
   if (r != TokenParse::kOk) bad_token(t, r);
   PG_RETURN_INT64(id);
 }
 
-Datum sno_mask_datum(FunctionCallInfo fcinfo, const char *prefix, size_t len,
-                     const MaskCheck &check) {
+Datum sno_mask_datum(FunctionCallInfo fcinfo, const PrefixCache &p) {
   const uint8_t *id = reinterpret_cast<const uint8_t *>(DatumGetPointer(PG_GETARG_DATUM(0)));
   MaskKeyring &ring = mask_keyring();
   uint8_t body[16];
-  if (unlikely(!ring.mask_sno(id, check, body))) cipher_failed();
-  return token_datum(prefix, len, body);
+  if (unlikely(!ring.mask_sno(id, p.prefix, p.len, body))) cipher_failed();
+  return token_datum(p.prefix, p.len, body);
 }
 
 Datum sno_unmask_datum(FunctionCallInfo fcinfo, const PrefixCache &expected) {
@@ -161,7 +156,7 @@ Datum sno_unmask_datum(FunctionCallInfo fcinfo, const PrefixCache &expected) {
   MaskKeyring &ring = mask_keyring();
   uint8_t *id = static_cast<uint8_t *>(palloc(kMaskSnoLen));
   int key_id = -1;
-  const TokenParse r = ring.unmask_sno(body, expected.check, id, &key_id);
+  const TokenParse r = ring.unmask_sno(body, expected.prefix, expected.len, id, &key_id);
   if (unlikely(ring.failed())) cipher_failed();
   if (r != TokenParse::kOk) bad_token(t, r, "sno");
   return PointerGetDatum(id);
@@ -216,28 +211,24 @@ Datum ulid_mask_datum(FunctionCallInfo fcinfo, bool unmask_it) {
 
 SNOWFLAKE_FUNCTION(snowflake_mask) {
   // PG_NARGS(): a catalog made by another build may declare fewer arguments.
-  if (PG_NARGS() < 2) return mask(fcinfo, "", 0, no_prefix_check());
-  const PrefixCache &p = prefix_arg(fcinfo, 1);
-  return mask(fcinfo, p.prefix, p.len, p.check);
+  if (PG_NARGS() < 2) return mask(fcinfo, kNoPrefix);
+  return mask(fcinfo, prefix_arg(fcinfo, 1));
 }
 
 // The token must carry the prefix given, none without one.
 SNOWFLAKE_FUNCTION(snowflake_unmask) {
-  static const PrefixCache none = {0, "", mask_check("", 0)};
-  if (PG_NARGS() < 2) return unmask(fcinfo, none);
+  if (PG_NARGS() < 2) return unmask(fcinfo, kNoPrefix);
   return unmask(fcinfo, prefix_arg(fcinfo, 1));
 }
 
 // As snowflake_mask/unmask, for a sno: the token's form and prefix rules are the same.
 SNOWFLAKE_FUNCTION(sno_mask) {
-  if (PG_NARGS() < 2) return sno_mask_datum(fcinfo, "", 0, no_prefix_check());
-  const PrefixCache &p = prefix_arg(fcinfo, 1);
-  return sno_mask_datum(fcinfo, p.prefix, p.len, p.check);
+  if (PG_NARGS() < 2) return sno_mask_datum(fcinfo, kNoPrefix);
+  return sno_mask_datum(fcinfo, prefix_arg(fcinfo, 1));
 }
 
 SNOWFLAKE_FUNCTION(sno_unmask) {
-  static const PrefixCache none = {0, "", mask_check("", 0)};
-  if (PG_NARGS() < 2) return sno_unmask_datum(fcinfo, none);
+  if (PG_NARGS() < 2) return sno_unmask_datum(fcinfo, kNoPrefix);
   return sno_unmask_datum(fcinfo, prefix_arg(fcinfo, 1));
 }
 

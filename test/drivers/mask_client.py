@@ -17,8 +17,12 @@ digits of a 32-byte master key (make one with `openssl rand -hex 32`), and the w
 a key of its own, HMAC-SHA256(master key, label):
 
     "snowflake mask bigint v1"   AES-256 key of the bigint tokens
+    "snowflake mask bigint prefix v1"
+                                 HMAC-SHA256 key of the bigint tokens' prefix check
     "snowflake mask ulid v1"     AES-256 key of ulid_mask
     "snowflake mask sno v1"      AES-256 key of the sno tokens
+    "snowflake mask sno prefix v1"
+                                 HMAC-SHA256 key of the sno tokens' prefix check
     "snowflake mask uuidv7 v1"   its first 16 bytes: the SipHash-2-4 key of uuidv7_mask's
                                  façade (k0 and k1, each little-endian)
     "snowflake mask uuidv47 v1"  its first 16 bytes: the SipHash-2-4 key of uuidv47_mask's
@@ -26,9 +30,10 @@ a key of its own, HMAC-SHA256(master key, label):
 
 A bigint token is 26 lowercase Crockford base32 characters, alone or after a prefix and
 "_" (TypeID style). The characters are one AES-256 block that holds the ID (8 bytes, big
-endian), the ID of the key that made it (1 byte) and the first 7 bytes of SHA-256 of the
-prefix: a token unmasks only with its own prefix, and a changed character is refused
-(a forgery passes with a chance of 2^-64 per key).
+endian), the ID of the key that made it (1 byte) and the first 7 bytes of HMAC-SHA256 of
+the prefix under that key's prefix key: a token unmasks only with its own prefix, and a
+changed character is refused (a forgery passes with a chance of 2^-64 per key). A sno token's
+block is the sno's 10 bytes, the key's ID and 5 bytes of its own prefix MAC (2^-48 per key).
 """
 import hashlib
 import hmac
@@ -48,6 +53,8 @@ _PREFIX = re.compile(r"[a-z](?:[a-z_]*[a-z])?\Z")
 LABEL_BIGINT = b"snowflake mask bigint v1"
 LABEL_ULID = b"snowflake mask ulid v1"
 LABEL_SNO = b"snowflake mask sno v1"
+LABEL_BIGINT_PREFIX = b"snowflake mask bigint prefix v1"
+LABEL_SNO_PREFIX = b"snowflake mask sno prefix v1"
 LABEL_UUIDV47 = b"snowflake mask uuidv47 v1"
 LABEL_UUIDV7 = b"snowflake mask uuidv7 v1"
 
@@ -74,9 +81,10 @@ def check_prefix(prefix):
     return prefix
 
 
-def _check(prefix):
-    """The 7 bytes that bind a token to its prefix."""
-    return hashlib.sha256(prefix.encode("ascii")).digest()[:7]
+def _check(prefix_key, prefix, n):
+    """The n bytes that bind a token to its prefix: HMAC-SHA256 under the key's prefix key
+    of its kind (7 bytes in a bigint token, 5 in a sno token)."""
+    return hmac.new(prefix_key, prefix.encode("ascii"), hashlib.sha256).digest()[:n]
 
 
 def _base32(block):
@@ -163,7 +171,7 @@ def _facade(b, version, key16):
 
 
 class _Key:
-    __slots__ = ("id", "bigint", "ulid", "sno", "uuidv47", "uuidv7")
+    __slots__ = ("id", "bigint", "ulid", "sno", "uuidv47", "uuidv7", "bigint_prefix", "sno_prefix")
 
     def __init__(self, key_id, master):
         self.id = key_id
@@ -175,6 +183,8 @@ class _Key:
                           modes.ECB())
         self.uuidv47 = hmac.new(master, LABEL_UUIDV47, hashlib.sha256).digest()[:16]
         self.uuidv7 = hmac.new(master, LABEL_UUIDV7, hashlib.sha256).digest()[:16]
+        self.bigint_prefix = hmac.new(master, LABEL_BIGINT_PREFIX, hashlib.sha256).digest()
+        self.sno_prefix = hmac.new(master, LABEL_SNO_PREFIX, hashlib.sha256).digest()
 
 
 def _encrypt(cipher, block):
@@ -269,7 +279,8 @@ class Keyring:
             raise ValueError(f"{value} is out of the range of bigint")
         check_prefix(prefix)
         key = self._key(key_id)
-        block = (value & _U64).to_bytes(8, "big") + bytes([key.id]) + _check(prefix)
+        block = ((value & _U64).to_bytes(8, "big") + bytes([key.id])
+                 + _check(key.bigint_prefix, prefix, 7))
         body = _base32(_encrypt(key.bigint, block))
         return f"{prefix}_{body}" if prefix else body
 
@@ -277,11 +288,12 @@ class Keyring:
         """The bigint that a token holds, as snowflake_unmask(token[, prefix]) returns it.
         The token's case does not matter. The token must carry exactly prefix (none when
         not given). Raises InvalidToken for a token that no key made."""
-        block, check = self._token_block(token, prefix)
+        block = self._token_block(token, prefix)
         found = None
         for key in self._order:  # every key, as the server tries them
             plain = _decrypt(key.bigint, block)
-            if hmac.compare_digest(plain[8:16], bytes([key.id]) + check) and found is None:
+            want = bytes([key.id]) + _check(key.bigint_prefix, prefix, 7)
+            if hmac.compare_digest(plain[8:16], want) and found is None:
                 found = int.from_bytes(plain[:8], "big", signed=True)
         if found is not None:
             return found
@@ -295,25 +307,26 @@ class Keyring:
             raise ValueError("a sno is 10 bytes")
         check_prefix(prefix)
         key = self._key(key_id)
-        block = bytes(sno) + bytes([key.id]) + _check(prefix)[:5]
+        block = bytes(sno) + bytes([key.id]) + _check(key.sno_prefix, prefix, 5)
         body = _base32(_encrypt(key.sno, block))
         return f"{prefix}_{body}" if prefix else body
 
     def sno_unmask(self, token, prefix=""):
         """The 10 bytes of the sno a token holds, as sno_unmask(token[, prefix]) returns it.
         Raises InvalidToken for a token that no key made, a bigint token among them."""
-        block, check = self._token_block(token, prefix)
+        block = self._token_block(token, prefix)
         found = None
         for key in self._order:
             plain = _decrypt(key.sno, block)
-            if hmac.compare_digest(plain[10:16], bytes([key.id]) + check[:5]) and found is None:
+            want = bytes([key.id]) + _check(key.sno_prefix, prefix, 5)
+            if hmac.compare_digest(plain[10:16], want) and found is None:
                 found = plain[:10]
         if found is not None:
             return found
         raise InvalidToken("no key of the key file made this token (or its prefix differs)")
 
     def _token_block(self, token, prefix):
-        """A token's 16-byte block and the check bytes of its prefix, which must be prefix."""
+        """A token's 16-byte block; its prefix must be prefix."""
         if not isinstance(token, str):
             raise InvalidToken("a token is a string")
         token = token.lower()
@@ -329,7 +342,7 @@ class Keyring:
         block = _unbase32(body)
         if block is None:
             raise InvalidToken("a token ends in 26 Crockford base32 characters, the first 0 to 7")
-        return block, _check(got)
+        return block
 
     # ULIDs: 16 bytes to 16 bytes
 

@@ -25,7 +25,7 @@ foreach my $k (values %key)
 {
 	push @secrets, $k;
 	push @secrets, hmac_sha256_hex("snowflake mask $_ v1", pack('H*', $k))
-	  foreach qw(bigint ulid uuidv47 sno);
+	  foreach ('bigint', 'ulid', 'uuidv47', 'sno', 'bigint prefix', 'sno prefix');
 }
 # Any 16 hex digits of a secret in a text: what a leak would look like.
 sub leaks
@@ -87,7 +87,7 @@ is($node->safe_psql('postgres', 'SELECT count(*) FROM (SELECT snowflake()) s'), 
 append_to_file($keyfile, "1 $key{1} active\n");
 chmod 0644, $keyfile;
 reload_until(qr/may be read by others/);
-like(psql_error('SELECT snowflake_unmask($$ord_7h25mn944e6m9kbsxr35qrvg7c$$, $$ord$$)'),
+like(psql_error('SELECT snowflake_unmask($$ord_0ph2h3775ty6t5abzjmpvh1vah$$, $$ord$$)'),
 	qr/must be mode 0600/, 'a key file others may read is refused');
 chmod 0600, $keyfile;
 reload_until(qr/^1\|1\|-$/);
@@ -101,7 +101,7 @@ is(status_of($node, 'mask_key_fingerprint'),
 
 # Known answers (docs/internals.md), equal IDs giving equal tokens, round trips.
 is($node->safe_psql('postgres', q{SELECT snowflake_mask(1234, 'ord'), snowflake_mask(1234)}),
-	'ord_7h25mn944e6m9kbsxr35qrvg7c|5pp89sk3hy4ga0gy6rm4rmn9et', 'the tokens the Python client makes');
+	'ord_0ph2h3775ty6t5abzjmpvh1vah|2htqgmsn718kcrhc0sp7wsrn6k', 'the tokens the Python client makes');
 $node->safe_psql('postgres', q{
 CREATE TABLE orders (id bigint PRIMARY KEY DEFAULT snowflake(), total numeric);
 INSERT INTO orders (total) SELECT g FROM generate_series(1, 10000) g;
@@ -173,11 +173,11 @@ is(join('', map { $unknown{$_} =~ s/the id \Q$_\E\b/the id N/r } 200, -1), $unkn
 
 # sno_mask/sno_unmask: the same token, under a key of their own (docs/internals.md#masking; the
 # known answer computed with openssl enc -aes-256-ecb -nopad on the block 0123456789abcdef0123,
-# key id 1, the first 5 bytes of SHA-256 of the prefix, under HMAC-SHA256(key 1, "snowflake mask
-# sno v1")).
-is($node->safe_psql('postgres', q{SELECT sno_mask(s, 'ord'), sno_mask(s), sno_unmask('ORD_3HA3CKG800KPARGEKNNVGBPBTR', 'ord') = s
+# key id 1, the first 5 bytes of HMAC-SHA256(HMAC-SHA256(key 1, "snowflake mask sno prefix v1"),
+# the prefix), under HMAC-SHA256(key 1, "snowflake mask sno v1")).
+is($node->safe_psql('postgres', q{SELECT sno_mask(s, 'ord'), sno_mask(s), sno_unmask('ORD_5VPJHK679JVQEVJTX2VGCMGQ1P', 'ord') = s
   FROM (SELECT '\x0123456789abcdef0123'::bytea::sno AS s) v}),
-	'ord_3ha3ckg800kpargeknnvgbpbtr|4zrm0v4v5601en2xv4tfknh9ha|t', 'sno_mask: the known answers, and back in either case');
+	'ord_5vpjhk679jvqevjtx2vgcmgq1p|4gh2h71dfd3tr2zmk0f3301vhe|t', 'sno_mask: the known answers, and back in either case');
 is( $node->safe_psql(
 		'postgres', q{
 SELECT count(*), count(DISTINCT t), min(length(t)), max(length(t)),
@@ -228,6 +228,19 @@ like(psql_error("SELECT sno_unmask('" . substr($sno_token, 0, 29) . "', 'ord')")
 	qr/22P02: invalid sno token.*\nDETAIL:  A token is 26 characters/, 'a truncated sno token: 22P02');
 like(psql_error("SELECT sno_mask(sno(), 'Order')"),
 	qr/ERROR:  22023: invalid token prefix "Order"/, 'a bad prefix to sno_mask: 22023');
+# SHA-256 of "xbxgqz" and of "xchvbg" share their first 5 bytes: while a sno token's prefix
+# check was that digest, its token moved to the other prefix by editing the text. Keyed, the
+# moved token is refused (and so are bigint tokens moved so).
+is(substr(sha256_hex('xbxgqz'), 0, 10), substr(sha256_hex('xchvbg'), 0, 10), 'the pair collides in plain SHA-256');
+foreach my $kind ('sno', 'snowflake')
+{
+	my $value = $kind eq 'sno' ? 'sno(7)' : '1234::bigint';
+	my $moved = $node->safe_psql('postgres',
+		"SELECT replace(${kind}_mask($value, 'xbxgqz'), 'xbxgqz', 'xchvbg')");
+	like(psql_error("SELECT ${kind}_unmask('$moved', 'xchvbg')"),
+		qr/ERROR:  22P02: invalid $kind token: "\Q$moved\E"\nDETAIL:  No key of snowflake\.mask_key_file made this token with this prefix/,
+		"a $kind token moved between prefixes whose SHA-256 share 5 bytes: 22P02");
+}
 
 # 10,000 random strings of a token's length and alphabet: every one refused, with 22P02.
 is( $node->safe_psql(
@@ -339,13 +352,13 @@ SELECT snowflake_mask(1234, 'ord');
 \\! $script
 SELECT 1;
 SELECT snowflake_mask(1234, 'ord');
-SELECT snowflake_unmask('ord_7h25mn944e6m9kbsxr35qrvg7c', 'ord');
+SELECT snowflake_unmask('ord_0ph2h3775ty6t5abzjmpvh1vah', 'ord');
 SELECT uuidv7_unmask('$old_facade', 1) = '$u', uuidv7_unmask('$old_facade') = '$u';
 SELECT uuidv7_unmask(uuidv7_mask('$u')) = '$u', uuidv7_mask('$u') <> '$old_facade';
 }, stdout => \$out, stderr => \$stderr, on_error_stop => 1);
 is($ret, 0, 'the rotation script ran') or diag($stderr);
 is( $out,
-	"ord_7h25mn944e6m9kbsxr35qrvg7c\n1\nord_68jtpbbvgksbf99bvbewn31h6f\n1234\nt|f\nt|t",
+	"ord_0ph2h3775ty6t5abzjmpvh1vah\n1\nord_5cps8fgh41fsg5q2xxh8ac4hcw\n1234\nt|f\nt|t",
 	'one session across the rotation: new tokens under key 2, old ones unmask, façades by key id');
 like(status(), qr/^2\|2\|-$/, 'status: key 2 active, two keys');
 is($node->safe_psql('postgres', "SELECT count(*) FROM orders WHERE snowflake_unmask(snowflake_mask(id, 'ord'), 'ord') = id"),
@@ -355,7 +368,7 @@ is($node->safe_psql('postgres', "SELECT count(*) FROM orders WHERE snowflake_unm
 my $log_at = -s $node->logfile;
 append_to_file($keyfile, "3 not-a-key\n");
 reload_until(qr/the keys loaded before stay in use/);
-is($node->safe_psql('postgres', q{SELECT snowflake_unmask('ord_7h25mn944e6m9kbsxr35qrvg7c', 'ord')}), '1234',
+is($node->safe_psql('postgres', q{SELECT snowflake_unmask('ord_0ph2h3775ty6t5abzjmpvh1vah', 'ord')}), '1234',
 	'a broken file on reload: the keys loaded before keep working');
 like(log_since($node, $log_at),
 	qr/WARNING:  snowflake\.mask_key_file: "mask\.keys", line 3: the key is not 64 hex digits \(256 bits\); the keys loaded before stay in use/,
@@ -366,7 +379,7 @@ open(my $fh, '>', $keyfile) or die $!;
 print $fh "2 $key{2} active\n";
 close $fh;
 reload_until(qr/^2\|1\|-$/);
-like(psql_error(q{SELECT snowflake_unmask('ord_7h25mn944e6m9kbsxr35qrvg7c', 'ord')}), qr/22P02: invalid snowflake token/,
+like(psql_error(q{SELECT snowflake_unmask('ord_0ph2h3775ty6t5abzjmpvh1vah', 'ord')}), qr/22P02: invalid snowflake token/,
 	'a retired key\'s tokens are refused');
 # One key under two ids loads, with a WARNING; a key of all zeros is refused.
 $log_at = -s $node->logfile;

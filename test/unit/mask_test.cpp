@@ -3,6 +3,8 @@
 // changed and random tokens, rotation.
 #include "core/mask.hpp"
 
+#include "core/id128.hpp"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -17,6 +19,7 @@
 #include <vector>
 
 #include <openssl/crypto.h>
+#include <openssl/sha.h>
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -70,7 +73,7 @@ std::string parse_problem(const std::string &text) {
 
 std::string mask(sf::MaskKeyring &ring, int64_t id, const std::string &prefix) {
   uint8_t body[16];
-  EXPECT_TRUE(ring.mask_bigint(id, sf::mask_check(prefix.data(), prefix.size()), body));
+  EXPECT_TRUE(ring.mask_bigint(id, prefix.data(), prefix.size(), body));
   char out[sf::kMaskTokenMax];
   return std::string(out, sf::format_mask_token(prefix.data(), prefix.size(), body, out));
 }
@@ -84,7 +87,7 @@ sf::TokenParse unmask(sf::MaskKeyring &ring, const std::string &token, int64_t *
   if (p != sf::TokenParse::kOk) return p;
   if (prefix_out != nullptr) *prefix_out = std::string(prefix, plen);
   int kid = -1;
-  const sf::TokenParse r = ring.unmask_bigint(body, sf::mask_check(prefix, plen), id, &kid);
+  const sf::TokenParse r = ring.unmask_bigint(body, prefix, plen, id, &kid);
   if (key_id != nullptr) *key_id = kid;
   return r;
 }
@@ -217,18 +220,35 @@ TEST(MaskKeys, ProblemsNameTheLineAndNeverTheKey) {
             "line 1: after the word active, nothing may follow");
 }
 
-// Known answers, computed independently (Python's hmac, hashlib and the cryptography
-// package's AES, as in test/drivers/mask_client.py) and given in docs/internals.md.
+// Known answers, computed independently with openssl's command line and given in
+// docs/internals.md: master key 00..1f (id 7, then id 0), K = its hex;
+//   HMAC:  printf %s LABEL | openssl dgst -sha256 -mac HMAC -macopt hexkey:KEY
+//   AES:   printf BLOCK | xxd -r -p | openssl enc -aes-256-ecb -nopad -K KEY
+// the prefix key HMAC(K, "snowflake mask bigint prefix v1") = 90bd0004...fbfeb9ba; the check
+// its HMAC of the prefix, first 7 bytes: "" d74f2ad8ff46f6, "ord" f20c6648abf727, "user"
+// 3b27b1f2b5f1eb; the block ID (8 bytes, big endian) ‖ key id ‖ check, e.g.
+// 00000000000004d2 07 f20c6648abf727, under HMAC(K, "snowflake mask bigint v1"), in base32.
 TEST(MaskToken, KnownAnswers) {
   sf::MaskKeyring ring;
   ring.reset(parse_ok(kKeyFile));
-  EXPECT_EQ(mask(ring, 1234, ""), "5ph0pgmbxcr0v4m90nmk4yt877");
-  EXPECT_EQ(mask(ring, 1234, "ord"), "ord_3w2qfmhwvfy8ggeb43ngyngvxq");
+  EXPECT_EQ(mask(ring, 1234, ""), "2nyycqrb8qy0c3y64bpxpfwaj8");
+  EXPECT_EQ(mask(ring, 1234, "ord"), "ord_7672ppc9b813scngte31j6w6er");
   sf::MaskKeySet zero =
       parse_ok("0 000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f active");
   sf::MaskKeyring ring0;
   ring0.reset(zero);
-  EXPECT_EQ(mask(ring0, -1, "user"), "user_0qpfd9013bsh0gpqns8g9hy5sm");
+  EXPECT_EQ(mask(ring0, -1, "user"), "user_0t05wzhhgq2vh15pypt6hs8aaa");
+
+  uint8_t prefix_key[32];
+  ASSERT_TRUE(sf::derive_mask_key(zero.entries[0].key, sf::MaskUse::kBigintPrefix, prefix_key));
+  EXPECT_EQ(hex(prefix_key, 32),
+            "90bd00047346e937a25b8dc84e2ebf9414a67fa23305a040c67ad837fbfeb9ba");
+  EXPECT_STREQ(sf::mask_label(sf::MaskUse::kBigintPrefix), "snowflake mask bigint prefix v1");
+  sf::MaskCheck check;
+  ASSERT_TRUE(sf::mask_prefix_mac(prefix_key, "", 0, &check));
+  EXPECT_EQ(hex(check.bytes, 7), "d74f2ad8ff46f6");
+  ASSERT_TRUE(sf::mask_prefix_mac(prefix_key, "ord", 3, &check));
+  EXPECT_EQ(hex(check.bytes, 7), "f20c6648abf727");
 
   uint8_t derived[32];
   ASSERT_TRUE(sf::derive_mask_key(zero.entries[0].key, sf::MaskUse::kUuid, derived));
@@ -513,7 +533,10 @@ TEST(MaskToken, WrongKeyIdOrCheckBytesAreRefused) {
   ring.reset(set);
   uint8_t aes[32];
   ASSERT_TRUE(sf::derive_mask_key(set.entries[1].key, sf::MaskUse::kBigint, aes));  // id 7
-  const sf::MaskCheck check = sf::mask_check("ord", 3);
+  uint8_t prefix_key[32];
+  ASSERT_TRUE(sf::derive_mask_key(set.entries[1].key, sf::MaskUse::kBigintPrefix, prefix_key));
+  sf::MaskCheck check;
+  ASSERT_TRUE(sf::mask_prefix_mac(prefix_key, "ord", 3, &check));
   auto token_of = [&](const uint8_t block[16]) {
     uint8_t body[16];
     EXPECT_TRUE(sf::aes256_block(aes, block, body, false));
@@ -696,7 +719,7 @@ namespace {
 
 std::string mask_sno(sf::MaskKeyring &ring, const uint8_t id[10], const std::string &prefix) {
   uint8_t body[16];
-  EXPECT_TRUE(ring.mask_sno(id, sf::mask_check(prefix.data(), prefix.size()), body));
+  EXPECT_TRUE(ring.mask_sno(id, prefix.data(), prefix.size(), body));
   char out[sf::kMaskTokenMax];
   return std::string(out, sf::format_mask_token(prefix.data(), prefix.size(), body, out));
 }
@@ -709,7 +732,7 @@ sf::TokenParse unmask_sno(sf::MaskKeyring &ring, const std::string &token, uint8
   const sf::TokenParse p = sf::split_mask_token(token.data(), token.size(), prefix, &plen, body);
   if (p != sf::TokenParse::kOk) return p;
   int kid = -1;
-  const sf::TokenParse r = ring.unmask_sno(body, sf::mask_check(prefix, plen), id, &kid);
+  const sf::TokenParse r = ring.unmask_sno(body, prefix, plen, id, &kid);
   if (key_id != nullptr) *key_id = kid;
   return r;
 }
@@ -718,10 +741,13 @@ sf::TokenParse unmask_sno(sf::MaskKeyring &ring, const std::string &token, uint8
 
 // sno_mask()'s token, checked independently (docs/internals.md#masking): master key 00..1f,
 // id 7; the derived key is HMAC-SHA256(master, "snowflake mask sno v1") =
-// 23f6a26f924be2ac9a8471bed5bfb8cf14c10876d35f9057f7041410c048cf3d; the block is the sno's
-// 10 bytes, the key id and the first 5 bytes of SHA-256 of the prefix:
-//   ""    -> 0123456789abcdef0123 07 e3b0c44298
-//   "ord" -> 0123456789abcdef0123 07 55df18d062
+// 23f6a26f924be2ac9a8471bed5bfb8cf14c10876d35f9057f7041410c048cf3d; the prefix key
+// HMAC-SHA256(master, "snowflake mask sno prefix v1") =
+// 314cd188fc7360763770092c915e444f36e0a7d0e490c65766a9b86b73872b31; the block is the sno's
+// 10 bytes, the key id and the first 5 bytes of HMAC-SHA256(prefix key, prefix):
+//   ""    -> 0123456789abcdef0123 07 b1426d8139
+//   "ord" -> 0123456789abcdef0123 07 23f966bb82
+// (printf %s ord | openssl dgst -sha256 -mac HMAC -macopt hexkey:<prefix key>);
 // printf <block> | xxd -r -p | openssl enc -aes-256-ecb -nopad -K <derived key>, in Crockford
 // base32 (two zero bits first), gives the tokens below.
 TEST(MaskSno, KnownAnswers) {
@@ -729,15 +755,22 @@ TEST(MaskSno, KnownAnswers) {
   ring.reset(parse_ok(kKeyFile));
   uint8_t id[10];
   unhex("0123456789abcdef0123", id);
-  EXPECT_EQ(mask_sno(ring, id, ""), "6ns184efq7etsq6pwda4b1fh0b");
-  EXPECT_EQ(mask_sno(ring, id, "ord"), "ord_0r4ztc90ye50cb0n1w1jdewz0r");
+  EXPECT_EQ(mask_sno(ring, id, ""), "11qr49kev0swky1w4k6ecsnex8");
+  EXPECT_EQ(mask_sno(ring, id, "ord"), "ord_14see1s003xx2aq0bpt465tsv9");
   uint8_t derived[32];
   ASSERT_TRUE(sf::derive_mask_key(parse_ok(kKeyFile).entries[1].key, sf::MaskUse::kSno, derived));
   EXPECT_EQ(hex(derived, 32), "23f6a26f924be2ac9a8471bed5bfb8cf14c10876d35f9057f7041410c048cf3d");
   EXPECT_STREQ(sf::mask_label(sf::MaskUse::kSno), "snowflake mask sno v1");
+  ASSERT_TRUE(
+      sf::derive_mask_key(parse_ok(kKeyFile).entries[1].key, sf::MaskUse::kSnoPrefix, derived));
+  EXPECT_EQ(hex(derived, 32), "314cd188fc7360763770092c915e444f36e0a7d0e490c65766a9b86b73872b31");
+  EXPECT_STREQ(sf::mask_label(sf::MaskUse::kSnoPrefix), "snowflake mask sno prefix v1");
+  sf::MaskCheck check;
+  ASSERT_TRUE(sf::mask_prefix_mac(derived, "ord", 3, &check));
+  EXPECT_EQ(hex(check.bytes, 5), "23f966bb82");
   uint8_t back[10];
   int kid = -1;
-  ASSERT_EQ(unmask_sno(ring, "ORD_0R4ZTC90YE50CB0N1W1JDEWZ0R", back, &kid), sf::TokenParse::kOk);
+  ASSERT_EQ(unmask_sno(ring, "ORD_14SEE1S003XX2AQ0BPT465TSV9", back, &kid), sf::TokenParse::kOk);
   EXPECT_EQ(hex(back, 10), "0123456789abcdef0123");
   EXPECT_EQ(kid, 7);
 }
@@ -838,7 +871,10 @@ TEST(MaskSno, WrongKeyIdOrCheckBytesAreRefused) {
   ring.reset(set);
   uint8_t aes[32];
   ASSERT_TRUE(sf::derive_mask_key(set.entries[1].key, sf::MaskUse::kSno, aes));  // id 7
-  const sf::MaskCheck check = sf::mask_check("ord", 3);
+  uint8_t prefix_key[32];
+  ASSERT_TRUE(sf::derive_mask_key(set.entries[1].key, sf::MaskUse::kSnoPrefix, prefix_key));
+  sf::MaskCheck check;
+  ASSERT_TRUE(sf::mask_prefix_mac(prefix_key, "ord", 3, &check));
   auto token_of = [&](const uint8_t block[16]) {
     uint8_t body[16];
     EXPECT_TRUE(sf::aes256_block(aes, block, body, false));
@@ -861,4 +897,109 @@ TEST(MaskSno, WrongKeyIdOrCheckBytesAreRefused) {
     EXPECT_EQ(unmask_sno(ring, token_of(block), back), sf::TokenParse::kNotAuthentic) << bit;
     block[11 + bit / 8] ^= static_cast<uint8_t>(1 << (bit % 8));
   }
+}
+
+// SHA-256 of "xbxgqz" and of "xchvbg" share their first 5 bytes (519d98e909): while the check
+// was that digest, a sno token moved from one prefix to the other without the key (and a pair
+// sharing 7 bytes, about 2^28 hashes away, would have moved a bigint token). Keyed, the check
+// of the one prefix is not the other's, and the moved token is refused.
+TEST(MaskSno, CollidingDigestsNoLongerMoveATokenBetweenPrefixes) {
+  uint8_t d1[SHA256_DIGEST_LENGTH], d2[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char *>("xbxgqz"), 6, d1);
+  SHA256(reinterpret_cast<const unsigned char *>("xchvbg"), 6, d2);
+  ASSERT_EQ(hex(d1, 5), hex(d2, 5)) << "the pair collides in plain SHA-256";
+  sf::MaskKeyring ring;
+  ring.reset(parse_ok(kKeyFile));
+  uint8_t id[10] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, back[10];
+  const std::string t = mask_sno(ring, id, "xbxgqz");
+  ASSERT_EQ(unmask_sno(ring, t, back), sf::TokenParse::kOk);
+  EXPECT_EQ(unmask_sno(ring, "xchvbg" + t.substr(6), back), sf::TokenParse::kNotAuthentic);
+  const std::string u = mask_sno(ring, id, "xchvbg");
+  EXPECT_EQ(unmask_sno(ring, "xbxgqz" + u.substr(6), back), sf::TokenParse::kNotAuthentic);
+  int64_t value = 0;
+  const std::string b = mask(ring, 42, "xbxgqz");
+  EXPECT_EQ(unmask(ring, "xchvbg" + b.substr(6), &value), sf::TokenParse::kNotAuthentic);
+  // The keyed checks differ, for both kinds and both keys of the file.
+  const sf::MaskKeySet set = parse_ok(kKeyFile);
+  for (int k = 0; k < set.count; ++k) {
+    for (sf::MaskUse use : {sf::MaskUse::kBigintPrefix, sf::MaskUse::kSnoPrefix}) {
+      uint8_t pk[32];
+      sf::MaskCheck c1, c2;
+      ASSERT_TRUE(sf::derive_mask_key(set.entries[k].key, use, pk));
+      ASSERT_TRUE(sf::mask_prefix_mac(pk, "xbxgqz", 6, &c1));
+      ASSERT_TRUE(sf::mask_prefix_mac(pk, "xchvbg", 6, &c2));
+      EXPECT_NE(hex(c1.bytes, sf::kMaskSnoCheckLen), hex(c2.bytes, sf::kMaskSnoCheckLen));
+    }
+  }
+}
+
+// The keyring keeps each key's MAC of the empty prefix and of the last prefix: tokens equal
+// the documented block (the prefix key's HMAC, computed afresh) whether the check came from
+// the cache or not, with prefixes of every length alternating; a prefix used row after row is
+// MACed once per key, the empty one never; new keys start afresh.
+TEST(MaskToken, PrefixChecksCachedOrNotGiveTheDocumentedBlock) {
+  const std::string k = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1";
+  const sf::MaskKeySet set = parse_ok("3 " + k + "0\n5 " + k + "1 active\n9 " + k + "2\n");
+  sf::MaskKeyring ring;
+  ring.reset(set);
+  uint8_t aes[32], big_pk[32], sno_aes[32], sno_pk[32];
+  ASSERT_TRUE(sf::derive_mask_key(set.entries[1].key, sf::MaskUse::kBigint, aes));
+  ASSERT_TRUE(sf::derive_mask_key(set.entries[1].key, sf::MaskUse::kBigintPrefix, big_pk));
+  ASSERT_TRUE(sf::derive_mask_key(set.entries[1].key, sf::MaskUse::kSno, sno_aes));
+  ASSERT_TRUE(sf::derive_mask_key(set.entries[1].key, sf::MaskUse::kSnoPrefix, sno_pk));
+  std::mt19937_64 rng(8);
+  std::vector<std::string> prefixes = {"", "ord", "user", std::string(63, 'z')};
+  for (size_t len = 1; len <= 63; ++len) {
+    std::string p(len, 'a');
+    for (char &c : p) c = static_cast<char>('a' + rng() % 26);
+    prefixes.push_back(p);
+  }
+  for (int round = 0; round < 3; ++round) {
+    for (const std::string &p : prefixes) {
+      const int64_t v = static_cast<int64_t>(rng());
+      uint8_t block[16], body[16];
+      sf::MaskCheck c;
+      sf::store_be64(block, static_cast<uint64_t>(v));
+      block[8] = 5;
+      ASSERT_TRUE(sf::mask_prefix_mac(big_pk, p.data(), p.size(), &c));
+      std::memcpy(block + 9, c.bytes, sf::kMaskCheckLen);
+      ASSERT_TRUE(sf::aes256_block(aes, block, body, false));
+      char out[sf::kMaskTokenMax];
+      const std::string want(out, sf::format_mask_token(p.data(), p.size(), body, out));
+      ASSERT_EQ(mask(ring, v, p), want) << p;
+      int64_t back = 0;
+      ASSERT_EQ(unmask(ring, want, &back), sf::TokenParse::kOk) << p;
+      ASSERT_EQ(back, v);
+      uint8_t sno[10], sno_back[10];
+      for (uint8_t &b : sno) b = static_cast<uint8_t>(rng());
+      std::memcpy(block, sno, 10);
+      block[10] = 5;
+      ASSERT_TRUE(sf::mask_prefix_mac(sno_pk, p.data(), p.size(), &c));
+      std::memcpy(block + 11, c.bytes, sf::kMaskSnoCheckLen);
+      ASSERT_TRUE(sf::aes256_block(sno_aes, block, body, false));
+      const std::string want_sno(out, sf::format_mask_token(p.data(), p.size(), body, out));
+      ASSERT_EQ(mask_sno(ring, sno, p), want_sno) << p;
+      ASSERT_EQ(unmask_sno(ring, want_sno, sno_back), sf::TokenParse::kOk) << p;
+      ASSERT_EQ(hex(sno_back, 10), hex(sno, 10));
+    }
+  }
+  // One prefix row after row: one MAC per key (three keys tried by unmask), none after.
+  uint64_t before = ring.prefix_macs_computed();
+  for (int64_t v = 0; v < 1000; ++v) {
+    int64_t back = 0;
+    ASSERT_EQ(unmask(ring, mask(ring, v, "inv"), &back), sf::TokenParse::kOk);
+  }
+  EXPECT_EQ(ring.prefix_macs_computed() - before, 3u);
+  before = ring.prefix_macs_computed();
+  for (int64_t v = 0; v < 1000; ++v) {
+    int64_t back = 0;
+    ASSERT_EQ(unmask(ring, mask(ring, v, ""), &back), sf::TokenParse::kOk);
+  }
+  EXPECT_EQ(ring.prefix_macs_computed() - before, 0u) << "the empty prefix's MAC is kept";
+  // Other keys under the same ids: their own MACs, not the cached ones.
+  const std::string t = mask(ring, 77, "inv");
+  ring.reset(parse_ok("3 " + k + "3\n5 " + k + "4 active\n9 " + k + "5\n"));
+  int64_t back = 0;
+  EXPECT_EQ(unmask(ring, t, &back), sf::TokenParse::kNotAuthentic);
+  EXPECT_NE(mask(ring, 77, "inv"), t);
 }
