@@ -1,5 +1,5 @@
 // What every generator shares (streams.cpp): where the 128-bit kinds generate from, the
-// limits of a stream, and what a generator does when its step issued nothing.
+// reservation's request after a value, and the server's side of the one issue loop (IssueEnv).
 #pragma once
 
 #include "core/issue_loop.hpp"
