@@ -13,10 +13,10 @@
 //   Single IDs of other shards never pause, and after a pause no new one starts for as long
 //   as it lasted (kBlockCapAfterMs at least): sessions looping blocks leave single IDs at least
 //   half the time.
-// A pause lasts at most the stream's lead, so snowflake.max_lead + the block's span. A head
-// therefore waits at most kBlockCapAfterMs (as head, or the cool-down of the last pause, up to
-// max_lead + its span) + max_lead + its span + a few milliseconds: about 2.3 s at the
-// defaults; a block behind k others that too for each.
+// A pause lasts at most the stream's lead, so snowflake.max_lead + the span of a block before
+// it. A head therefore waits at most kBlockCapAfterMs (as head, or the cool-down of the last
+// pause, up to max_lead + a span) + max_lead + a span + a few milliseconds: 2 x (max_lead +
+// 100 ms) + 100 ms, about 2.35 s at the defaults; a block behind k others that too for each.
 // A place is a slot holding a ticket and the block's shards; leaving (taken, cancelled, or the
 // process exiting) frees it, so a session that is gone never holds up the line. More than
 // kBlockLineSlots blocks waiting at once: the others poll for a place, in no order.

@@ -54,8 +54,8 @@ cmp_ok($ahead_ms, '<=', 101,
 # --- No block starves. Competitors: a session of the role looping blocks of 8,192 and two
 # sessions calling snowflake() flat out, as fast as the shard lets them (pgbench, bounded to
 # 300 s and ended as soon as the checks are done). Then the largest block the role may take,
-# with a statement_timeout far above the bound the README states (100 ms + snowflake.max_lead +
-# the blocks ahead in line, about 2.3 s here): it returns. (Before, it waited for ever: a
+# with a statement_timeout far above the bound docs/applications.md states (about 2.35 s for
+# itself and each block ahead in line: 4.7 s here, behind the looping session's): it returns. (Before, it waited for ever: a
 # block needs the stream within its lead, which competitors at capacity never left.)
 my $dir = PostgreSQL::Test::Utils::tempdir;
 sub script
