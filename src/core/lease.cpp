@@ -382,7 +382,7 @@ bool LeaseMachine::write_mark(LeaseStore &store, uint64_t unix_ms, bool may_lowe
   for (int attempt = 0; attempt < 2; ++attempt) {
     StoredMark m{unix_ms, host_.epoch_ms()};
     m.revision = mark_revision_;
-    const StoreResult r = ask([&] { return store.mark(lease_, first_, count_, &m); });
+    const StoreResult r = ask([&] { return store.mark(lease_, first_, count_, &m); }, true);
     if (r.status == StoreStatus::kTaken) {
       // A write of this lease whose answer was lost landed after the revision known: the
       // marks are still ours to write, from the revision read now. Never lower them, but to

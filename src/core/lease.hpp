@@ -101,6 +101,7 @@ struct alignas(64) LeaseSlot {
   // last one answered took. A generator waits for a mark only while the request is fresh.
   std::atomic<int64_t> request_sent_mono_ns;
   std::atomic<int64_t> request_took_ns;
+  std::atomic<bool> request_is_mark;  // the request in flight writes the mark
 
   void init() noexcept {
     word.store(0);
@@ -119,10 +120,15 @@ struct alignas(64) LeaseSlot {
     worker_pid.store(0);
     request_sent_mono_ns.store(0);
     request_took_ns.store(0);
+    request_is_mark.store(false);
   }
+  // A write of the mark in flight is what a call past the mark waits for: never stuck here
+  // (the deadline, or reservation_timeout, ends that wait). Any other request, a renewal say,
+  // holds the mark's write back: stuck once overdue.
   bool request_stuck(int64_t mono_ns) const noexcept {
     const int64_t sent = request_sent_mono_ns.load();
-    return sent != 0 && mono_ns - sent > std::max(kRequestPatienceNs, 2 * request_took_ns.load());
+    return sent != 0 && !request_is_mark.load() &&
+           mono_ns - sent > std::max(kRequestPatienceNs, 2 * request_took_ns.load());
   }
   bool open_at(int64_t mono_ns) const noexcept {
     return mono_ns < deadline_mono_ns.load(std::memory_order_seq_cst);
@@ -278,9 +284,10 @@ class LeaseMachine {
  private:
   // One request to the store, counted and timed in the slot (request_sent_mono_ns).
   template <typename Request>
-  StoreResult ask(Request &&request) {
+  StoreResult ask(Request &&request, bool mark = false) {
     slot_.requests.fetch_add(1);
     const int64_t sent = host_.mono_ns();
+    slot_.request_is_mark.store(mark);
     slot_.request_sent_mono_ns.store(sent);
     // Answered or not (an exception), no request is in flight after this.
     struct Done {

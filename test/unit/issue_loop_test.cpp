@@ -462,6 +462,11 @@ TEST(IssueLoopTest, NoWaitOnARequestEtcdDoesNotAnswer) {
   EXPECT_FALSE(lease.worth_waiting(t + 2 * kRequestPatienceNs + 1));
   lease.request_sent_mono_ns.store(0);  // answered
   EXPECT_TRUE(lease.worth_waiting(t + 10 * kRequestPatienceNs));
+  // A write of the mark itself, slow (an fsync on etcd's side, a leader election): waited for,
+  // as at every lease taken, where the first mark write is what calls wait for.
+  lease.request_is_mark.store(true);
+  lease.request_sent_mono_ns.store(t);
+  EXPECT_TRUE(lease.worth_waiting(t + 10 * kRequestPatienceNs));
 }
 
 TEST(BlockLineTest, TheNoWaitFormNeitherWaitsInLineNorGoesBeforeIt) {
