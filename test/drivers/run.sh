@@ -15,15 +15,10 @@
 # lib/pq and pgx v4 (snogo/, built offline from the vendored muyo/sno and Debian's drivers).
 # Exits non-zero when any of the thirteen fails.
 source "$(dirname "$0")/../../scripts/common.sh"
+source "$ROOT/scripts/clients.sh"
 
-# Debian's Node.js and npm, unless the machine has a node and an npm already (NodeSource's
-# nodejs, for one, provides npm and conflicts with Debian's npm package).
-node_packages=(nodejs npm)
-if command -v node >/dev/null && command -v npm >/dev/null; then node_packages=(); fi
 install_packages python3 python3-psycopg python3-psycopg2 python3-sqlalchemy python3-django \
-  python3-cryptography openssl golang-go golang-github-rs-xid-dev golang-github-lib-pq-dev \
-  golang-github-jackc-pgx-v4-dev default-jdk-headless libpostgresql-jdbc-java \
-  ${node_packages[@]+"${node_packages[@]}"}
+  python3-cryptography openssl golang-github-rs-xid-dev "${client_packages[@]}"
 installed_only
 ensure_server_user
 prepare_work
@@ -31,9 +26,7 @@ build_and_install
 
 DIR=$WORK/tree/test/drivers
 SHARD=37
-log "node $(node --version), npm $(npm --version): npm ci in $DIR"
-as_user env npm_config_cache="$WORK/npm-cache" npm_config_update_notifier=false \
-  npm ci --prefix "$DIR" --no-audit --no-fund >/dev/null
+npm_ci_drivers
 
 # snoref, the sno and xid judges, built offline in the work folder: muyo/sno from the vendored
 # snapshot and Debian's rs/xid beside a copy of snoref/, which its go.mod's replace directives
@@ -65,25 +58,9 @@ as_user env -C "$SNOGO/path/src/snogo" GO111MODULE=off GOPROXY=off GOFLAGS=-buil
   GOTOOLCHAIN=local GOCACHE="$WORK/go-cache" GOPATH="$SNOGO/path:/usr/share/gocode" \
   go build -o "$SNOGO/snogo" .
 
-# goblocks, the Go allocator's test, built as snogo is: the package from clients/go beside it
-# in a GOPATH of the work folder, Debian's lib/pq and pgx v4 after it.
-GOBLOCKS=$WORK/goblocks
-as_user rm -rf "$GOBLOCKS"
-as_user mkdir -p "$GOBLOCKS/path/src/goblocks"
-as_user cp -r "$WORK/tree/clients/go/snowflakeblock" "$GOBLOCKS/path/src/"
-as_user cp "$DIR"/goblocks/*.go "$GOBLOCKS/path/src/goblocks/"
-log "building goblocks"
-as_user env -C "$GOBLOCKS/path/src/goblocks" GO111MODULE=off GOPROXY=off GOFLAGS=-buildvcs=false \
-  GOTOOLCHAIN=local GOCACHE="$WORK/go-cache" GOPATH="$GOBLOCKS/path:/usr/share/gocode" \
-  go build -o "$GOBLOCKS/goblocks" .
-
-# The Java allocator, the batching recipe and their test, compiled against Debian's pgjdbc.
-JDBC_JAR=/usr/share/java/postgresql.jar
-JAVA_CLASSES=$WORK/java-blocks
-as_user rm -rf "$JAVA_CLASSES"
-log "$(javac -version 2>&1): compiling the Java allocator"
-as_user javac -Xlint:all -Werror -d "$JAVA_CLASSES" -cp "$JDBC_JAR" \
-  "$WORK/tree/clients/java/snowflake/IdBlocks.java" "$DIR"/java/*.java
+# goblocks, the Go allocator's test, and the Java allocator's (scripts/clients.sh).
+build_goblocks
+build_java_blocks
 
 # Two masking keys, 9 the active one, in a file only the server's user may read (the
 # server refuses any other mode); the masking test's client reads the same file.

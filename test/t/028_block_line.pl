@@ -80,6 +80,16 @@ my $singles = IPC::Run::start(
 $node->poll_query_until('postgres', q{
 SELECT blocks > 100 AND lead_ms > 0 FROM snowflake_streams() WHERE kind = 'snowflake' AND shard = 20})
   or die "the competitors did not start: $berr $serr";
+# Sessions behind a block (single IDs paused for the looping session's block, or a block
+# behind another) wait under a wait event of their own, not SnowflakeMaxLead's (named wait
+# events: 17 and later).
+SKIP:
+{
+	skip 'named wait events: PostgreSQL 17 and later', 1 if $node->pg_version < 17;
+	ok( $node->poll_query_until('postgres', q{
+SELECT count(*) > 0 FROM pg_stat_activity WHERE wait_event = 'SnowflakeBlockLine'}),
+		'a session behind a block in line shows the wait event SnowflakeBlockLine');
+}
 my @waits;
 for my $round (1 .. 3)
 {
