@@ -576,6 +576,9 @@ CREATE FUNCTION snowflake_block(n integer, wait boolean DEFAULT true,
 	OUT first bigint, OUT last bigint, OUT count integer) RETURNS record
 	AS 'MODULE_PATHNAME', 'snowflake_block' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 
+CREATE FUNCTION snowflake_block_first(n integer) RETURNS bigint
+	AS 'MODULE_PATHNAME', 'snowflake_block_first' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+
 CREATE FUNCTION snowflake_block_array(n integer, wait boolean DEFAULT true) RETURNS bigint[]
 	AS 'MODULE_PATHNAME', 'snowflake_block_array' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 
@@ -712,6 +715,7 @@ COMMENT ON FUNCTION xid_decode(bytea) IS 'the second, the 3-byte machine id, the
 COMMENT ON FUNCTION snowflake_status() IS 'one row: whether the server generates (and why not), the IDs'' clock over the system clock and its steps, waits at snowflake.max_lead, the durable reservation with its writer, writes, waits, failures and replay, observed IDs, where the shards come from with the etcd lease''s state, and the blocks taken with the IDs they held; for pg_monitor';
 COMMENT ON FUNCTION snowflake_streams() IS 'a row per ID stream that issued a value since start: its last value, its lead over the system clock, and its blocks taken with the IDs they held; for pg_monitor';
 COMMENT ON FUNCTION snowflake_block(integer, boolean) IS 'reserves the next n (1 to 1048576, within snowflake.block_max_lead) IDs of this server''s stream in one step, durable like every ID: every ID of the block''s shard from first to last, consecutive integers up to 1024; with wait false, what the stream holds now (count 0 to n), never waiting';
+COMMENT ON FUNCTION snowflake_block_first(integer) IS 'reserves a block of n (1 to 1024) consecutive IDs, durable like every ID, and returns its first: the block is first to first + n - 1';
 COMMENT ON FUNCTION snowflake_block_array(integer, boolean) IS 'the IDs of snowflake_block(n, wait) as an array, in order';
 COMMENT ON FUNCTION snowflake_block_ids(bigint, bigint) IS 'every ID of a block from first to last, in order: within a millisecond the next sequence, then sequence 0 of the next millisecond';
 COMMENT ON FUNCTION snowflake_observe_trigger() IS 'row trigger for replication''s apply: observes the named ID columns (default: the primary key) of each row, and counts in snowflake_status() what it may not observe instead of raising';

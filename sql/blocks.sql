@@ -58,6 +58,20 @@ SELECT pair, pg_temp.outcome('SELECT count(*) FROM snowflake_block_ids(' || args
 SELECT count(*) AS blocks, count(*) FILTER (WHERE b.last = b.first + n - 1 AND b.count = n) AS consecutive
   FROM generate_series(1, 1024) n, LATERAL snowflake_block(n) b;
 
+-- snowflake_block_first(n): a block of n (1 to 1,024) consecutive IDs as its first, between
+-- the IDs taken before and after it; sizes outside 1 to 1,024 are refused, NULL gives NULL
+SELECT snowflake() AS before \gset
+CREATE TEMP TABLE firsts AS
+  SELECT g, n, snowflake_block_first(n) AS first FROM unnest('{1,2,1000,1023,1024}'::int[]) WITH ORDINALITY AS u(n, g);
+SELECT snowflake() AS after \gset
+SELECT count(*) AS blocks, bool_and(first > :before AND first + n - 1 < :after) AS between_before_and_after,
+       bool_and(snowflake_shard(first) = 5 AND snowflake_shard(first + n - 1) = 5) AS shard_5,
+       count(*) FILTER (WHERE first <= prev_last) AS overlapping
+  FROM (SELECT *, lag(first + n - 1) OVER (ORDER BY g) AS prev_last FROM firsts) s;
+SELECT n, pg_temp.outcome(format('SELECT snowflake_block_first(%s)', n)) AS outcome
+  FROM (VALUES ('0'), ('1025'), ('-1')) AS v(n);
+SELECT snowflake_block_first(NULL) IS NULL AS null_for_null;
+
 -- the array form: the IDs of its block, in order; an array of 0 is refused like a block of 0
 SELECT array_length(a, 1) AS n, a = ARRAY(SELECT snowflake_block_ids(a[1], a[3000])) AS its_block
   FROM snowflake_block_array(3000) a;

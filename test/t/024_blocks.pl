@@ -39,6 +39,31 @@ my $standby = PostgreSQL::Test::Cluster->new('standby');
 $standby->init_from_backup($primary, 'base', has_streaming => 1);
 start_with_clock($standby, '-2m');
 
+# Up to 1,024 IDs a block is n consecutive integers, from snowflake_block(n) and from
+# snowflake_block_first(n) alike, whatever shard of the server's range (or lease) it is on;
+# and no two of the 2,048 blocks share an ID.
+sub consecutive
+{
+	my ($node, $what, $lo, $hi) = @_;
+	is( $node->safe_psql(
+			'postgres', qq{
+WITH b AS (
+  SELECT n, b.first, b.last, b.count FROM generate_series(1, 1024) n, LATERAL snowflake_block(n) b
+  UNION ALL
+  SELECT n, f, f + n - 1, n FROM generate_series(1, 1024) n, LATERAL snowflake_block_first(n) f),
+s AS (
+  SELECT *, lag(last) OVER (PARTITION BY snowflake_shard(first) ORDER BY first) AS before FROM b)
+SELECT count(*),
+       count(*) FILTER (WHERE last = first + n - 1 AND count = n
+                          AND snowflake_shard(last) = snowflake_shard(first)),
+       count(*) FILTER (WHERE before >= first),
+       bool_and(snowflake_shard(first) BETWEEN $lo AND $hi)
+  FROM s}),
+		'2048|2048|0|t',
+		"$what: blocks of every n from 1 to 1,024 are n consecutive integers, none overlapping");
+	return;
+}
+
 # 12 clients: 1 to 8 take blocks of 1 to 4,000 IDs, 9 to 12 insert snowflake() IDs.
 my $rounds = 0;
 sub take_at_once
@@ -119,6 +144,7 @@ SELECT (s.blocks, s.block_ids) = (b.n, b.ids)
   FROM snowflake_status() s, (SELECT count(*) AS n, sum(count) AS ids FROM blocks) b}),
 	't',
 	'snowflake_status() counts every block and its IDs');
+consecutive($primary, 'a range of two shards', 4, 5);
 
 # snowflake.max_lead under the largest block's span (100 ms here): no block takes the stream
 # past it, since every snowflake() of the shard would then wait; a block too large for it is
@@ -164,7 +190,7 @@ check($standby, 'on the promoted standby', 3);
 # right after is below the last block's last ID.
 SKIP:
 {
-	skip 'no etcd binary (Debian: etcd-server)', 2 unless EtcdCluster::etcd_binary();
+	skip 'no etcd binary (Debian: etcd-server)', 3 unless EtcdCluster::etcd_binary();
 	my $etcd = EtcdCluster->new('blocks', members => 1);
 	my $leased = snowflake_node('leased', qq{
 snowflake.shard_source = etcd
@@ -192,6 +218,7 @@ SELECT (extract(epoch FROM snowflake_timestamp(max(b.last))) * 1000)::bigint
 SELECT snowflake_shard(first), snowflake_shard(last), count FROM snowflake_block(1000)}),
 		'0|0|1000',
 		'lease mode: a block is on the leased shard');
+	consecutive($leased, 'lease mode', 0, 0);
 	$leased->stop;
 }
 
