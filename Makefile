@@ -5,7 +5,7 @@ MODULE_big = snowflake
 CORE_OBJS = src/core/clock.o src/core/chacha.o src/core/id128.o src/core/ulid_codec.o \
 	src/core/lease.o src/core/etcd_json.o src/core/etcd_transport.o src/core/etcd_store.o \
 	src/core/foreign_codec.o src/core/typeid_codec.o src/core/mask.o \
-	src/core/sno_codec.o src/core/xid_codec.o
+	src/core/sno_codec.o src/core/xid_codec.o src/core/ksuid_codec.o
 # The glue: one file per SQL family (snowflake, uuidv7, ulid, typeid, mask, foreign, observe,
 # status), the module's start-up and settings, and what the families share (src/glue/*.hpp).
 GLUE_OBJS = src/glue/module.o src/glue/settings.o src/glue/system_clock.o src/glue/random.o \
@@ -13,7 +13,8 @@ GLUE_OBJS = src/glue/module.o src/glue/settings.o src/glue/system_clock.o src/gl
 	src/glue/reservation_storage.o src/glue/snowflake.o src/glue/uuidv7.o src/glue/ulid.o \
 	src/glue/foreign.o src/glue/observe.o src/glue/status.o src/glue/lease_wait.o \
 	src/glue/lease_worker.o src/glue/typeid.o src/glue/mask_keys.o src/glue/mask_sql.o \
-	src/glue/other_databases.o src/glue/sno.o src/glue/second_ids.o src/glue/block.o \
+	src/glue/other_databases.o src/glue/sno.o src/glue/rsxid.o src/glue/ksuid.o src/glue/second_ids.o \
+	src/glue/text_input.o src/glue/block.o \
 	src/glue/hints.o
 OBJS = $(CORE_OBJS) $(GLUE_OBJS)
 
@@ -137,7 +138,7 @@ bench/core_costs: bench/core_costs.cpp src/core/chacha.cpp src/core/id128.cpp $(
 # by default; FUZZ_SECONDS=600 for the documented long run.
 FUZZ_SECONDS ?= 30
 FUZZ_SRCS = src/core/ulid_codec.cpp src/core/foreign_codec.cpp src/core/typeid_codec.cpp \
-	src/core/sno_codec.cpp src/core/xid_codec.cpp
+	src/core/sno_codec.cpp src/core/xid_codec.cpp src/core/ksuid_codec.cpp
 test/fuzz/fuzz_core: test/fuzz/fuzz_core.cpp $(FUZZ_SRCS) $(wildcard src/core/*.hpp)
 	clang++ -std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 		-Isrc -o $@ test/fuzz/fuzz_core.cpp $(FUZZ_SRCS)

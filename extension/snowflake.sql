@@ -56,9 +56,6 @@ CREATE FUNCTION objectid_timestamp(id text) RETURNS timestamptz
 CREATE FUNCTION objectid_timestamp(id bytea) RETURNS timestamptz
 	AS 'MODULE_PATHNAME', 'objectid_timestamp_bytea' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
-CREATE FUNCTION ksuid_timestamp(id text) RETURNS timestamptz
-	AS 'MODULE_PATHNAME', 'ksuid_timestamp' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-
 -- other systems' IDs with each system's own fields: Twitter's and Discord's node is two
 -- fields, and snowflake_decode(id, layout) gives it as one shard
 
@@ -79,9 +76,6 @@ CREATE FUNCTION objectid_decode(id text, OUT ts timestamptz, OUT random bytea, O
 
 CREATE FUNCTION objectid_decode(id bytea, OUT ts timestamptz, OUT random bytea, OUT counter integer)
 	AS 'MODULE_PATHNAME', 'objectid_decode_bytea' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-
-CREATE FUNCTION ksuid_decode(id text, OUT ts timestamptz, OUT payload bytea)
-	AS 'MODULE_PATHNAME', 'ksuid_decode' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 -- uuidv7 (RFC 9562 version 7 on the built-in uuid type)
 -- The generator is snowflake_uuidv7() on every server version: PostgreSQL 18 and later have
@@ -442,15 +436,351 @@ CREATE AGGREGATE max(sno) (
 	SFUNC = sno_larger, STYPE = sno, COMBINEFUNC = sno_larger, SORTOP = >, PARALLEL = SAFE
 );
 
--- xid (github.com/rs/xid): 12 bytes, 20 characters of lower-case base32hex as text
+-- rsxid type (github.com/rs/xid; PostgreSQL's own xid is a transaction id): 12 bytes, 20
+-- characters of lower-case base32hex as text. The decoders also take an xid kept as text or
+-- as bytes; for a literal, the text form (a string type) wins over the type, without
+-- ambiguity, and reads it alike.
 
-CREATE FUNCTION xid_decode(id text, OUT ts timestamptz, OUT machine bytea, OUT pid integer,
-	OUT counter integer)
-	AS 'MODULE_PATHNAME', 'xid_decode_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE TYPE rsxid;
 
-CREATE FUNCTION xid_decode(id bytea, OUT ts timestamptz, OUT machine bytea, OUT pid integer,
+CREATE FUNCTION rsxid_in(cstring) RETURNS rsxid
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION rsxid_out(rsxid) RETURNS cstring
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION rsxid_recv(internal) RETURNS rsxid
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION rsxid_send(rsxid) RETURNS bytea
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE TYPE rsxid (
+	INPUT = rsxid_in,
+	OUTPUT = rsxid_out,
+	RECEIVE = rsxid_recv,
+	SEND = rsxid_send,
+	INTERNALLENGTH = 12,
+	ALIGNMENT = char,
+	STORAGE = plain
+);
+
+-- rsxid functions
+
+CREATE FUNCTION rsxid_decode(id rsxid, OUT ts timestamptz, OUT machine bytea, OUT pid integer,
 	OUT counter integer)
-	AS 'MODULE_PATHNAME', 'xid_decode_bytea' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION rsxid_decode(id text, OUT ts timestamptz, OUT machine bytea, OUT pid integer,
+	OUT counter integer)
+	AS 'MODULE_PATHNAME', 'rsxid_decode_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION rsxid_decode(id bytea, OUT ts timestamptz, OUT machine bytea, OUT pid integer,
+	OUT counter integer)
+	AS 'MODULE_PATHNAME', 'rsxid_decode_bytea' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION rsxid_timestamp(id rsxid) RETURNS timestamptz
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION rsxid_timestamp(id text) RETURNS timestamptz
+	AS 'MODULE_PATHNAME', 'rsxid_timestamp_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION rsxid_at(ts timestamptz) RETURNS rsxid
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION rsxid_to_bytea(rsxid) RETURNS bytea
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION bytea_to_rsxid(bytea) RETURNS rsxid
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- rsxid casts: bytea as sno's (an assignment cast to rsxid, never implicit); text as ulid's
+
+CREATE CAST (rsxid AS bytea) WITH FUNCTION rsxid_to_bytea(rsxid);
+CREATE CAST (bytea AS rsxid) WITH FUNCTION bytea_to_rsxid(bytea) AS ASSIGNMENT;
+CREATE CAST (rsxid AS text) WITH INOUT AS ASSIGNMENT;
+CREATE CAST (text AS rsxid) WITH INOUT AS ASSIGNMENT;
+
+-- rsxid operators
+
+CREATE FUNCTION rsxid_eq(rsxid, rsxid) RETURNS bool
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+
+CREATE FUNCTION rsxid_ne(rsxid, rsxid) RETURNS bool
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+
+CREATE FUNCTION rsxid_lt(rsxid, rsxid) RETURNS bool
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+
+CREATE FUNCTION rsxid_le(rsxid, rsxid) RETURNS bool
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+
+CREATE FUNCTION rsxid_gt(rsxid, rsxid) RETURNS bool
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+
+CREATE FUNCTION rsxid_ge(rsxid, rsxid) RETURNS bool
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+
+CREATE FUNCTION rsxid_cmp(rsxid, rsxid) RETURNS integer
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+
+CREATE FUNCTION rsxid_sortsupport(internal) RETURNS void
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION rsxid_hash(rsxid) RETURNS integer
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+
+CREATE FUNCTION rsxid_hash_extended(rsxid, bigint) RETURNS bigint
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+
+CREATE OPERATOR = (
+	LEFTARG = rsxid, RIGHTARG = rsxid, PROCEDURE = rsxid_eq,
+	COMMUTATOR = OPERATOR(=), NEGATOR = OPERATOR(<>),
+	RESTRICT = eqsel, JOIN = eqjoinsel, HASHES, MERGES
+);
+
+CREATE OPERATOR <> (
+	LEFTARG = rsxid, RIGHTARG = rsxid, PROCEDURE = rsxid_ne,
+	COMMUTATOR = OPERATOR(<>), NEGATOR = OPERATOR(=),
+	RESTRICT = neqsel, JOIN = neqjoinsel
+);
+
+CREATE OPERATOR < (
+	LEFTARG = rsxid, RIGHTARG = rsxid, PROCEDURE = rsxid_lt,
+	COMMUTATOR = OPERATOR(>), NEGATOR = OPERATOR(>=),
+	RESTRICT = scalarltsel, JOIN = scalarltjoinsel
+);
+
+CREATE OPERATOR <= (
+	LEFTARG = rsxid, RIGHTARG = rsxid, PROCEDURE = rsxid_le,
+	COMMUTATOR = OPERATOR(>=), NEGATOR = OPERATOR(>),
+	RESTRICT = scalarlesel, JOIN = scalarlejoinsel
+);
+
+CREATE OPERATOR > (
+	LEFTARG = rsxid, RIGHTARG = rsxid, PROCEDURE = rsxid_gt,
+	COMMUTATOR = OPERATOR(<), NEGATOR = OPERATOR(<=),
+	RESTRICT = scalargtsel, JOIN = scalargtjoinsel
+);
+
+CREATE OPERATOR >= (
+	LEFTARG = rsxid, RIGHTARG = rsxid, PROCEDURE = rsxid_ge,
+	COMMUTATOR = OPERATOR(<=), NEGATOR = OPERATOR(<),
+	RESTRICT = scalargesel, JOIN = scalargejoinsel
+);
+
+-- rsxid opclasses
+
+CREATE OPERATOR CLASS rsxid_ops DEFAULT FOR TYPE rsxid USING btree AS
+	OPERATOR 1 <,
+	OPERATOR 2 <=,
+	OPERATOR 3 =,
+	OPERATOR 4 >=,
+	OPERATOR 5 >,
+	FUNCTION 1 rsxid_cmp(rsxid, rsxid),
+	FUNCTION 2 rsxid_sortsupport(internal),
+	FUNCTION 4 pg_catalog.btequalimage(oid);
+
+CREATE OPERATOR CLASS rsxid_hash_ops DEFAULT FOR TYPE rsxid USING hash AS
+	OPERATOR 1 =,
+	FUNCTION 1 rsxid_hash(rsxid),
+	FUNCTION 2 rsxid_hash_extended(rsxid, bigint);
+
+CREATE OPERATOR CLASS rsxid_minmax_ops DEFAULT FOR TYPE rsxid USING brin AS
+	OPERATOR 1 <,
+	OPERATOR 2 <=,
+	OPERATOR 3 =,
+	OPERATOR 4 >=,
+	OPERATOR 5 >,
+	FUNCTION 1 pg_catalog.brin_minmax_opcinfo(internal),
+	FUNCTION 2 pg_catalog.brin_minmax_add_value(internal, internal, internal, internal),
+	FUNCTION 3 pg_catalog.brin_minmax_consistent(internal, internal, internal),
+	FUNCTION 4 pg_catalog.brin_minmax_union(internal, internal, internal);
+
+-- rsxid aggregates
+
+CREATE FUNCTION rsxid_smaller(rsxid, rsxid) RETURNS rsxid
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION rsxid_larger(rsxid, rsxid) RETURNS rsxid
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE AGGREGATE min(rsxid) (
+	SFUNC = rsxid_smaller, STYPE = rsxid, COMBINEFUNC = rsxid_smaller, SORTOP = <, PARALLEL = SAFE
+);
+
+CREATE AGGREGATE max(rsxid) (
+	SFUNC = rsxid_larger, STYPE = rsxid, COMBINEFUNC = rsxid_larger, SORTOP = >, PARALLEL = SAFE
+);
+
+-- ksuid type (github.com/segmentio/ksuid): 20 bytes, 27 characters of base62 as text. The
+-- decoders also take a KSUID kept as text (a literal resolves to that form, and reads alike).
+
+CREATE TYPE ksuid;
+
+CREATE FUNCTION ksuid_in(cstring) RETURNS ksuid
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION ksuid_out(ksuid) RETURNS cstring
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION ksuid_recv(internal) RETURNS ksuid
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION ksuid_send(ksuid) RETURNS bytea
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE TYPE ksuid (
+	INPUT = ksuid_in,
+	OUTPUT = ksuid_out,
+	RECEIVE = ksuid_recv,
+	SEND = ksuid_send,
+	INTERNALLENGTH = 20,
+	ALIGNMENT = char,
+	STORAGE = plain
+);
+
+-- ksuid functions
+
+CREATE FUNCTION ksuid_decode(id ksuid, OUT ts timestamptz, OUT payload bytea)
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION ksuid_decode(id text, OUT ts timestamptz, OUT payload bytea)
+	AS 'MODULE_PATHNAME', 'ksuid_decode_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION ksuid_timestamp(id ksuid) RETURNS timestamptz
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION ksuid_timestamp(id text) RETURNS timestamptz
+	AS 'MODULE_PATHNAME', 'ksuid_timestamp_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION ksuid_at(ts timestamptz) RETURNS ksuid
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION ksuid_to_bytea(ksuid) RETURNS bytea
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION bytea_to_ksuid(bytea) RETURNS ksuid
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- ksuid casts: bytea as sno's (an assignment cast to ksuid, never implicit); text as ulid's
+
+CREATE CAST (ksuid AS bytea) WITH FUNCTION ksuid_to_bytea(ksuid);
+CREATE CAST (bytea AS ksuid) WITH FUNCTION bytea_to_ksuid(bytea) AS ASSIGNMENT;
+CREATE CAST (ksuid AS text) WITH INOUT AS ASSIGNMENT;
+CREATE CAST (text AS ksuid) WITH INOUT AS ASSIGNMENT;
+
+-- ksuid operators
+
+CREATE FUNCTION ksuid_eq(ksuid, ksuid) RETURNS bool
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+
+CREATE FUNCTION ksuid_ne(ksuid, ksuid) RETURNS bool
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+
+CREATE FUNCTION ksuid_lt(ksuid, ksuid) RETURNS bool
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+
+CREATE FUNCTION ksuid_le(ksuid, ksuid) RETURNS bool
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+
+CREATE FUNCTION ksuid_gt(ksuid, ksuid) RETURNS bool
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+
+CREATE FUNCTION ksuid_ge(ksuid, ksuid) RETURNS bool
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+
+CREATE FUNCTION ksuid_cmp(ksuid, ksuid) RETURNS integer
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+
+CREATE FUNCTION ksuid_sortsupport(internal) RETURNS void
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION ksuid_hash(ksuid) RETURNS integer
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+
+CREATE FUNCTION ksuid_hash_extended(ksuid, bigint) RETURNS bigint
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+
+CREATE OPERATOR = (
+	LEFTARG = ksuid, RIGHTARG = ksuid, PROCEDURE = ksuid_eq,
+	COMMUTATOR = OPERATOR(=), NEGATOR = OPERATOR(<>),
+	RESTRICT = eqsel, JOIN = eqjoinsel, HASHES, MERGES
+);
+
+CREATE OPERATOR <> (
+	LEFTARG = ksuid, RIGHTARG = ksuid, PROCEDURE = ksuid_ne,
+	COMMUTATOR = OPERATOR(<>), NEGATOR = OPERATOR(=),
+	RESTRICT = neqsel, JOIN = neqjoinsel
+);
+
+CREATE OPERATOR < (
+	LEFTARG = ksuid, RIGHTARG = ksuid, PROCEDURE = ksuid_lt,
+	COMMUTATOR = OPERATOR(>), NEGATOR = OPERATOR(>=),
+	RESTRICT = scalarltsel, JOIN = scalarltjoinsel
+);
+
+CREATE OPERATOR <= (
+	LEFTARG = ksuid, RIGHTARG = ksuid, PROCEDURE = ksuid_le,
+	COMMUTATOR = OPERATOR(>=), NEGATOR = OPERATOR(>),
+	RESTRICT = scalarlesel, JOIN = scalarlejoinsel
+);
+
+CREATE OPERATOR > (
+	LEFTARG = ksuid, RIGHTARG = ksuid, PROCEDURE = ksuid_gt,
+	COMMUTATOR = OPERATOR(<), NEGATOR = OPERATOR(<=),
+	RESTRICT = scalargtsel, JOIN = scalargtjoinsel
+);
+
+CREATE OPERATOR >= (
+	LEFTARG = ksuid, RIGHTARG = ksuid, PROCEDURE = ksuid_ge,
+	COMMUTATOR = OPERATOR(<=), NEGATOR = OPERATOR(<),
+	RESTRICT = scalargesel, JOIN = scalargejoinsel
+);
+
+-- ksuid opclasses
+
+CREATE OPERATOR CLASS ksuid_ops DEFAULT FOR TYPE ksuid USING btree AS
+	OPERATOR 1 <,
+	OPERATOR 2 <=,
+	OPERATOR 3 =,
+	OPERATOR 4 >=,
+	OPERATOR 5 >,
+	FUNCTION 1 ksuid_cmp(ksuid, ksuid),
+	FUNCTION 2 ksuid_sortsupport(internal),
+	FUNCTION 4 pg_catalog.btequalimage(oid);
+
+CREATE OPERATOR CLASS ksuid_hash_ops DEFAULT FOR TYPE ksuid USING hash AS
+	OPERATOR 1 =,
+	FUNCTION 1 ksuid_hash(ksuid),
+	FUNCTION 2 ksuid_hash_extended(ksuid, bigint);
+
+CREATE OPERATOR CLASS ksuid_minmax_ops DEFAULT FOR TYPE ksuid USING brin AS
+	OPERATOR 1 <,
+	OPERATOR 2 <=,
+	OPERATOR 3 =,
+	OPERATOR 4 >=,
+	OPERATOR 5 >,
+	FUNCTION 1 pg_catalog.brin_minmax_opcinfo(internal),
+	FUNCTION 2 pg_catalog.brin_minmax_add_value(internal, internal, internal, internal),
+	FUNCTION 3 pg_catalog.brin_minmax_consistent(internal, internal, internal),
+	FUNCTION 4 pg_catalog.brin_minmax_union(internal, internal, internal);
+
+-- ksuid aggregates
+
+CREATE FUNCTION ksuid_smaller(ksuid, ksuid) RETURNS ksuid
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION ksuid_larger(ksuid, ksuid) RETURNS ksuid
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE AGGREGATE min(ksuid) (
+	SFUNC = ksuid_smaller, STYPE = ksuid, COMBINEFUNC = ksuid_smaller, SORTOP = <, PARALLEL = SAFE
+);
+
+CREATE AGGREGATE max(ksuid) (
+	SFUNC = ksuid_larger, STYPE = ksuid, COMBINEFUNC = ksuid_larger, SORTOP = >, PARALLEL = SAFE
+);
 
 -- TypeID (github.com/jetify-com/typeid, specification 0.3.0): a type prefix and a uuid as one
 -- text, user_01h455vb4pex5vsknk084sn02q, in lower case only as the specification says. The
@@ -709,8 +1039,94 @@ COMMENT ON OPERATOR CLASS sno_hash_ops USING hash IS 'default hash operator clas
 COMMENT ON OPERATOR FAMILY sno_hash_ops USING hash IS 'hash operators of sno';
 COMMENT ON OPERATOR CLASS sno_minmax_ops USING brin IS 'default BRIN minmax operator class for sno';
 COMMENT ON OPERATOR FAMILY sno_minmax_ops USING brin IS 'BRIN minmax operators of sno';
-COMMENT ON FUNCTION xid_decode(text) IS 'the second, the 3-byte machine id, the process id and the counter of an xid (github.com/rs/xid) of 20 lower-case base32hex characters';
-COMMENT ON FUNCTION xid_decode(bytea) IS 'the second, the 3-byte machine id, the process id and the counter of an xid (github.com/rs/xid) of 12 bytes';
+COMMENT ON TYPE rsxid IS 'an xid (github.com/rs/xid): 12 bytes, 4 of Unix seconds, a 3-byte machine id, a 2-byte process id and a 3-byte counter; 20 characters of lower-case base32hex as text, in byte order';
+COMMENT ON FUNCTION rsxid_in(cstring) IS 'rsxid input: 20 characters of 0-9 and a-v (lower case), the last 0 or g';
+COMMENT ON FUNCTION rsxid_out(rsxid) IS 'rsxid output: 20 characters of 0-9 and a-v';
+COMMENT ON FUNCTION rsxid_decode(rsxid) IS 'the second, the 3-byte machine id, the process id and the counter of an rsxid';
+COMMENT ON FUNCTION rsxid_decode(text) IS 'the second, the 3-byte machine id, the process id and the counter of an xid (github.com/rs/xid) kept as text: 20 lower-case base32hex characters, read as the rsxid type reads them';
+COMMENT ON FUNCTION rsxid_decode(bytea) IS 'the second, the 3-byte machine id, the process id and the counter of an xid (github.com/rs/xid) kept as 12 bytes';
+COMMENT ON FUNCTION rsxid_timestamp(rsxid) IS 'the second of an rsxid';
+COMMENT ON FUNCTION rsxid_timestamp(text) IS 'the second of an xid (github.com/rs/xid) kept as text, read as the rsxid type reads it';
+COMMENT ON FUNCTION rsxid_at(timestamptz) IS 'the smallest rsxid of the second that holds the time (1970 to 2106-02-07 06:28:15 UTC), for key range scans and partition bounds';
+COMMENT ON TYPE rsxid[] IS 'an array of rsxid';
+COMMENT ON FUNCTION rsxid_recv(internal) IS 'rsxid binary input: 12 bytes';
+COMMENT ON FUNCTION rsxid_send(rsxid) IS 'rsxid binary output: 12 bytes';
+COMMENT ON FUNCTION rsxid_to_bytea(rsxid) IS 'the 12 bytes of an rsxid';
+COMMENT ON FUNCTION bytea_to_rsxid(bytea) IS 'an rsxid from 12 bytes';
+COMMENT ON CAST (rsxid AS bytea) IS 'the 12 bytes';
+COMMENT ON CAST (bytea AS rsxid) IS 'from exactly 12 bytes; in assignments too (INSERT, UPDATE)';
+COMMENT ON CAST (rsxid AS text) IS 'lower-case base32hex, through the type''s output';
+COMMENT ON CAST (text AS rsxid) IS 'lower-case base32hex, through the type''s input';
+COMMENT ON FUNCTION rsxid_eq(rsxid, rsxid) IS 'implementation of = for rsxid';
+COMMENT ON FUNCTION rsxid_ne(rsxid, rsxid) IS 'implementation of <> for rsxid';
+COMMENT ON FUNCTION rsxid_lt(rsxid, rsxid) IS 'implementation of < for rsxid';
+COMMENT ON FUNCTION rsxid_le(rsxid, rsxid) IS 'implementation of <= for rsxid';
+COMMENT ON FUNCTION rsxid_gt(rsxid, rsxid) IS 'implementation of > for rsxid';
+COMMENT ON FUNCTION rsxid_ge(rsxid, rsxid) IS 'implementation of >= for rsxid';
+COMMENT ON FUNCTION rsxid_cmp(rsxid, rsxid) IS 'btree comparison of rsxid: byte order, which is time order and the text''s order under a byte-wise collation (C)';
+COMMENT ON FUNCTION rsxid_sortsupport(internal) IS 'btree sort support for rsxid';
+COMMENT ON FUNCTION rsxid_hash(rsxid) IS 'hash of an rsxid';
+COMMENT ON FUNCTION rsxid_hash_extended(rsxid, bigint) IS 'seeded 64-bit hash of an rsxid';
+COMMENT ON OPERATOR = (rsxid, rsxid) IS 'equal';
+COMMENT ON OPERATOR <> (rsxid, rsxid) IS 'not equal';
+COMMENT ON OPERATOR < (rsxid, rsxid) IS 'less than: earlier';
+COMMENT ON OPERATOR <= (rsxid, rsxid) IS 'less than or equal';
+COMMENT ON OPERATOR > (rsxid, rsxid) IS 'greater than: later';
+COMMENT ON OPERATOR >= (rsxid, rsxid) IS 'greater than or equal';
+COMMENT ON OPERATOR CLASS rsxid_ops USING btree IS 'default btree operator class for rsxid';
+COMMENT ON OPERATOR FAMILY rsxid_ops USING btree IS 'btree operators of rsxid';
+COMMENT ON OPERATOR CLASS rsxid_hash_ops USING hash IS 'default hash operator class for rsxid';
+COMMENT ON OPERATOR FAMILY rsxid_hash_ops USING hash IS 'hash operators of rsxid';
+COMMENT ON OPERATOR CLASS rsxid_minmax_ops USING brin IS 'default BRIN minmax operator class for rsxid';
+COMMENT ON OPERATOR FAMILY rsxid_minmax_ops USING brin IS 'BRIN minmax operators of rsxid';
+COMMENT ON FUNCTION rsxid_smaller(rsxid, rsxid) IS 'the smaller of two rsxids (min)';
+COMMENT ON FUNCTION rsxid_larger(rsxid, rsxid) IS 'the larger of two rsxids (max)';
+COMMENT ON AGGREGATE min(rsxid) IS 'the smallest (earliest) rsxid';
+COMMENT ON AGGREGATE max(rsxid) IS 'the largest (latest) rsxid';
+
+COMMENT ON TYPE ksuid IS 'a KSUID (github.com/segmentio/ksuid): 20 bytes, 4 of seconds since 2014-05-13 16:53:20 UTC and a 16-byte random payload; 27 characters of base62 as text, in byte order';
+COMMENT ON FUNCTION ksuid_in(cstring) IS 'ksuid input: 27 characters of 0-9, A-Z and a-z, at most aWgEPTl1tmebfsQzFP4bxwgy80V (2^160 - 1)';
+COMMENT ON FUNCTION ksuid_out(ksuid) IS 'ksuid output: 27 characters of 0-9, A-Z and a-z, zero padded';
+COMMENT ON FUNCTION ksuid_decode(ksuid) IS 'the second and the 16-byte payload of a KSUID';
+COMMENT ON FUNCTION ksuid_decode(text) IS 'the second and the 16-byte payload of a KSUID kept as text (27 base62 characters), read as the ksuid type reads it';
+COMMENT ON FUNCTION ksuid_timestamp(ksuid) IS 'the second of a KSUID';
+COMMENT ON FUNCTION ksuid_timestamp(text) IS 'the second of a KSUID kept as text (27 base62 characters), read as the ksuid type reads it';
+COMMENT ON FUNCTION ksuid_at(timestamptz) IS 'the smallest KSUID of the second that holds the time (2014-05-13 16:53:20 to 2150-06-19 23:21:35 UTC), for key range scans and partition bounds';
+COMMENT ON TYPE ksuid[] IS 'an array of ksuid';
+COMMENT ON FUNCTION ksuid_recv(internal) IS 'ksuid binary input: 20 bytes';
+COMMENT ON FUNCTION ksuid_send(ksuid) IS 'ksuid binary output: 20 bytes';
+COMMENT ON FUNCTION ksuid_to_bytea(ksuid) IS 'the 20 bytes of a KSUID';
+COMMENT ON FUNCTION bytea_to_ksuid(bytea) IS 'a KSUID from 20 bytes';
+COMMENT ON CAST (ksuid AS bytea) IS 'the 20 bytes';
+COMMENT ON CAST (bytea AS ksuid) IS 'from exactly 20 bytes; in assignments too (INSERT, UPDATE)';
+COMMENT ON CAST (ksuid AS text) IS 'base62, through the type''s output';
+COMMENT ON CAST (text AS ksuid) IS 'base62, through the type''s input';
+COMMENT ON FUNCTION ksuid_eq(ksuid, ksuid) IS 'implementation of = for ksuid';
+COMMENT ON FUNCTION ksuid_ne(ksuid, ksuid) IS 'implementation of <> for ksuid';
+COMMENT ON FUNCTION ksuid_lt(ksuid, ksuid) IS 'implementation of < for ksuid';
+COMMENT ON FUNCTION ksuid_le(ksuid, ksuid) IS 'implementation of <= for ksuid';
+COMMENT ON FUNCTION ksuid_gt(ksuid, ksuid) IS 'implementation of > for ksuid';
+COMMENT ON FUNCTION ksuid_ge(ksuid, ksuid) IS 'implementation of >= for ksuid';
+COMMENT ON FUNCTION ksuid_cmp(ksuid, ksuid) IS 'btree comparison of ksuid: byte order, which is time order and the text''s order under a byte-wise collation (C)';
+COMMENT ON FUNCTION ksuid_sortsupport(internal) IS 'btree sort support for ksuid';
+COMMENT ON FUNCTION ksuid_hash(ksuid) IS 'hash of a KSUID';
+COMMENT ON FUNCTION ksuid_hash_extended(ksuid, bigint) IS 'seeded 64-bit hash of a KSUID';
+COMMENT ON OPERATOR = (ksuid, ksuid) IS 'equal';
+COMMENT ON OPERATOR <> (ksuid, ksuid) IS 'not equal';
+COMMENT ON OPERATOR < (ksuid, ksuid) IS 'less than: earlier';
+COMMENT ON OPERATOR <= (ksuid, ksuid) IS 'less than or equal';
+COMMENT ON OPERATOR > (ksuid, ksuid) IS 'greater than: later';
+COMMENT ON OPERATOR >= (ksuid, ksuid) IS 'greater than or equal';
+COMMENT ON OPERATOR CLASS ksuid_ops USING btree IS 'default btree operator class for ksuid';
+COMMENT ON OPERATOR FAMILY ksuid_ops USING btree IS 'btree operators of ksuid';
+COMMENT ON OPERATOR CLASS ksuid_hash_ops USING hash IS 'default hash operator class for ksuid';
+COMMENT ON OPERATOR FAMILY ksuid_hash_ops USING hash IS 'hash operators of ksuid';
+COMMENT ON OPERATOR CLASS ksuid_minmax_ops USING brin IS 'default BRIN minmax operator class for ksuid';
+COMMENT ON OPERATOR FAMILY ksuid_minmax_ops USING brin IS 'BRIN minmax operators of ksuid';
+COMMENT ON FUNCTION ksuid_smaller(ksuid, ksuid) IS 'the smaller of two KSUIDs (min)';
+COMMENT ON FUNCTION ksuid_larger(ksuid, ksuid) IS 'the larger of two KSUIDs (max)';
+COMMENT ON AGGREGATE min(ksuid) IS 'the smallest (earliest) ksuid';
+COMMENT ON AGGREGATE max(ksuid) IS 'the largest (latest) ksuid';
 
 COMMENT ON FUNCTION snowflake_status() IS 'one row: whether the server generates (and why not), the IDs'' clock over the system clock and its steps, waits at snowflake.max_lead, the durable reservation with its writer, writes, waits, failures and replay, observed IDs, where the shards come from with the etcd lease''s state, and the blocks taken with the IDs they held; for pg_monitor';
 COMMENT ON FUNCTION snowflake_streams() IS 'a row per ID stream that issued a value since start: its last value, its lead over the system clock, and its blocks taken with the IDs they held; for pg_monitor';
@@ -725,14 +1141,12 @@ COMMENT ON FUNCTION snowflake_decode(bigint, text) IS 'time, node and sequence o
 COMMENT ON FUNCTION snowflake_at(timestamptz, text) IS 'the smallest ID of a layout (twitter, discord, sonyflake, pgedge, pgedge_1_1, instagram) at the time: for key range scans of such IDs';
 COMMENT ON FUNCTION objectid_timestamp(text) IS 'the second in a MongoDB ObjectId of 24 hex digits';
 COMMENT ON FUNCTION objectid_timestamp(bytea) IS 'the second in a MongoDB ObjectId of 12 bytes';
-COMMENT ON FUNCTION ksuid_timestamp(text) IS 'the second in a KSUID of 27 base62 characters';
 COMMENT ON FUNCTION twitter_decode(bigint) IS 'the time, datacenter, worker and sequence of a Twitter (X) snowflake ID';
 COMMENT ON FUNCTION discord_decode(bigint) IS 'the time, internal worker, internal process and increment of a Discord snowflake';
 COMMENT ON FUNCTION sonyflake_decode(bigint) IS 'the time (10 ms units), machine and sequence of a Sonyflake ID';
 COMMENT ON FUNCTION pgedge_decode(bigint, text) IS 'the time, node and count of a pgEdge snowflake ID: layout pgedge (made by pgEdge snowflake 1.2 and later, the default) or pgedge_1_1 (1.0 and 1.1, whose count is above the node)';
 COMMENT ON FUNCTION objectid_decode(text) IS 'the second, the 5 random bytes and the counter of a MongoDB ObjectId of 24 hex digits';
 COMMENT ON FUNCTION objectid_decode(bytea) IS 'the second, the 5 random bytes and the counter of a MongoDB ObjectId of 12 bytes';
-COMMENT ON FUNCTION ksuid_decode(text) IS 'the second and the 16-byte payload of a KSUID of 27 base62 characters';
 COMMENT ON FUNCTION typeid(text, uuid) IS 'the TypeID of a uuid with a type prefix (at most 63 of a-z and _, neither first nor last; empty: the suffix alone): prefix_ and 26 characters of lower-case Crockford base32';
 COMMENT ON FUNCTION typeid_uuid(text) IS 'the uuid of a TypeID, checked whole against the TypeID specification';
 COMMENT ON FUNCTION typeid_prefix(text) IS 'the type prefix of a TypeID (empty when it has none), checked whole against the TypeID specification';

@@ -52,4 +52,15 @@ TextParse decode(const char *text, size_t len, uint8_t out[kBytes]) noexcept {
   return {TextParse::kOk, 0};
 }
 
+bool at_unix_s(int64_t unix_s, uint8_t out[kBytes]) noexcept {
+  if (unix_s < 0 || unix_s > int64_t{UINT32_MAX}) return false;
+  const uint32_t s = static_cast<uint32_t>(unix_s);
+  for (size_t i = 0; i < kBytes; ++i) out[i] = 0;
+  out[0] = static_cast<uint8_t>(s >> 24);
+  out[1] = static_cast<uint8_t>(s >> 16);
+  out[2] = static_cast<uint8_t>(s >> 8);
+  out[3] = static_cast<uint8_t>(s);
+  return true;
+}
+
 }  // namespace snowflake::xid

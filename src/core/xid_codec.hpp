@@ -35,4 +35,8 @@ inline uint32_t counter(const uint8_t id[kBytes]) noexcept {
   return uint32_t{id[9]} << 16 | uint32_t{id[10]} << 8 | id[11];
 }
 
+// The lowest xid of the second unix_s (machine, process and counter 0); false where no xid
+// holds that second (before 1970 or after 2106-02-07 06:28:15 UTC).
+bool at_unix_s(int64_t unix_s, uint8_t out[kBytes]) noexcept;
+
 }  // namespace snowflake::xid

@@ -1,6 +1,6 @@
 // SQL functions that read other systems' IDs: the 64-bit layouts of layout.hpp's foreign
-// namespace, MongoDB ObjectIds and KSUIDs. All of them IMMUTABLE: a layout is a constant.
-// snowflake_decode(id, layout) gives every layout's fields as (ts, shard, seq); the
+// namespace and MongoDB ObjectIds (KSUIDs: ksuid.cpp). All of them IMMUTABLE: a layout is a
+// constant. snowflake_decode(id, layout) gives every layout's fields as (ts, shard, seq); the
 // <system>_decode functions give them under the system's own names, with the node fields that
 // Twitter and Discord combine apart.
 #include "core/foreign_codec.hpp"
@@ -122,20 +122,6 @@ const uint8_t *objectid_bytea_arg(FunctionCallInfo fcinfo) {
   return reinterpret_cast<const uint8_t *>(VARDATA_ANY(in));
 }
 
-void ksuid_arg(FunctionCallInfo fcinfo, uint8_t id[foreign::kKsuidBytes]) {
-  const text *in = PG_GETARG_TEXT_PP(0);
-  switch (foreign::ksuid_from_base62(VARDATA_ANY(in), VARSIZE_ANY_EXHDR(in), id)) {
-    case foreign::Parse::kOk:
-      return;
-    case foreign::Parse::kBadLength:
-      raise_bad_text("KSUID", "A KSUID is 27 base62 characters.", in);
-    case foreign::Parse::kOverflow:
-      raise_bad_text("KSUID", "It is above the largest KSUID, aWgEPTl1tmebfsQzFP4bxwgy80V.", in);
-    default:
-      raise_bad_text("KSUID", "A KSUID is 27 base62 characters (0-9, A-Z, a-z).", in);
-  }
-}
-
 Datum bytea_datum(const uint8_t *bytes, size_t len) {
   bytea *out = static_cast<bytea *>(palloc(VARHDRSZ + len));
   SET_VARSIZE(out, VARHDRSZ + len);
@@ -172,19 +158,4 @@ SNOWFLAKE_FUNCTION(objectid_decode_text) {
 
 SNOWFLAKE_FUNCTION(objectid_decode_bytea) {
   return objectid_record(fcinfo, objectid_bytea_arg(fcinfo));
-}
-
-SNOWFLAKE_FUNCTION(ksuid_timestamp) {
-  uint8_t id[foreign::kKsuidBytes];
-  ksuid_arg(fcinfo, id);
-  return TimestampTzGetDatum(unix_s_to_timestamptz(foreign::ksuid_unix_s(id)));
-}
-
-SNOWFLAKE_FUNCTION(ksuid_decode) {
-  uint8_t id[foreign::kKsuidBytes];
-  ksuid_arg(fcinfo, id);
-  const Datum values[2] = {
-      TimestampTzGetDatum(unix_s_to_timestamptz(foreign::ksuid_unix_s(id))),
-      bytea_datum(id + foreign::kKsuidPayloadOffset, foreign::kKsuidPayloadBytes)};
-  return out_record(fcinfo, values, 2);
 }

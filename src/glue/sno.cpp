@@ -1,21 +1,19 @@
 // The sno type: 10 bytes, no header; text I/O in sno's base32, binary I/O, comparison,
-// hashing, sort support, casts to and from bytea, the generator and the decoders. Also
-// xid_decode, rs/xid being the design sno grew from.
+// hashing, sort support, casts to and from bytea, the generator and the decoders.
 #include "core/sno_codec.hpp"
 #include "core/sno_stream.hpp"
-#include "core/xid_codec.hpp"
 
 #include "glue/lease_wait.hpp"
 #include "glue/snowflake.hpp"
 #include "glue/streams.hpp"
 #include "glue/system_clock.hpp"
+#include "glue/text_input.hpp"
 #include "glue/timestamps.hpp"
 
 extern "C" {
 #include "common/hashfn.h"
 #include "lib/stringinfo.h"
 #include "libpq/pqformat.h"
-#include "mb/pg_wchar.h"
 #include "utils/builtins.h"
 #include "utils/sortsupport.h"
 }
@@ -53,69 +51,6 @@ Datum bytea_datum(const uint8_t *bytes, size_t len) {
   SET_VARSIZE(out, VARHDRSZ + len);
   std::memcpy(VARDATA(out), bytes, len);
   return PointerGetDatum(out);
-}
-
-// Characters, not bytes, in the server's encoding: a message counts and places what was
-// typed.
-size_t chars(const char *s, size_t len) {
-  return static_cast<size_t>(pg_mbstrlen_with_len(s, static_cast<int>(len)));
-}
-
-// The character at byte pos of s (a character's first byte) for a message: printable ASCII as
-// itself, another byte of one-byte encodings as its value, a character of more than one byte
-// as itself, with its code point in a UTF-8 database.
-const char *shown(const char *s, size_t len, size_t pos, char buf[32]) {
-  const unsigned char u = static_cast<unsigned char>(s[pos]);
-  if (u > 0x20 && u < 0x7f)
-    snprintf(buf, 32, "\"%c\"", s[pos]);
-  else if (u < 0x80 || pg_database_encoding_max_length() == 1)
-    snprintf(buf, 32, "0x%02x", u);
-  else {
-    const int before = pg_mbstrlen_with_len(s, static_cast<int>(pos));
-    const int end = pg_mbcharcliplen(s, static_cast<int>(len), before + 1);
-    const int n = std::min(end - static_cast<int>(pos), MAX_MULTIBYTE_CHAR_LEN);
-    if (GetDatabaseEncoding() == PG_UTF8)
-      snprintf(
-          buf, 32, "\"%.*s\" (U+%04X)", n, s + pos,
-          static_cast<unsigned>(utf8_to_unicode(reinterpret_cast<const unsigned char *>(s + pos))));
-    else
-      snprintf(buf, 32, "\"%.*s\"", n, s + pos);
-  }
-  return buf;
-}
-
-// A text of the wrong length in characters names its length; one of 20 characters, some of
-// more than one byte, its first character outside the alphabet.
-[[noreturn]] pg_noinline void raise_bad_xid(const text *in, const xid::TextParse &p) {
-  const char *s = VARDATA_ANY(in);
-  const size_t len = VARSIZE_ANY_EXHDR(in);
-  const size_t n = chars(s, len);
-  char c[32];
-  if (n != xid::kTextLen)
-    ereport(ERROR, (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-                    errmsg("invalid input syntax for an xid: \"%s\"", text_to_cstring(in)),
-                    errdetail("An xid is %zu characters, not %zu.", xid::kTextLen, n)));
-  else if (p.status != xid::TextParse::kBadPadding)
-    ereport(ERROR, (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-                    errmsg("invalid input syntax for an xid: \"%s\"", text_to_cstring(in)),
-                    errdetail("Character %s at position %zu is not one of 0-9 and a-v (lower "
-                              "case).",
-                              shown(s, len, p.position, c), chars(s, p.position) + 1)));
-  else
-    ereport(ERROR, (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-                    errmsg("invalid input syntax for an xid: \"%s\"", text_to_cstring(in)),
-                    errdetail("Character %s at position %zu is not 0 or g: the last character "
-                              "of an xid carries 1 bit.",
-                              shown(s, len, p.position, c), chars(s, p.position) + 1)));
-  pg_unreachable();
-}
-
-Datum xid_record(FunctionCallInfo fcinfo, const uint8_t id[xid::kBytes]) {
-  const Datum values[4] = {
-      TimestampTzGetDatum(unix_ms_to_timestamptz(int64_t{xid::unix_s(id)} * 1000)),
-      bytea_datum(id + xid::kMachineOffset, xid::kMachineBytes), Int32GetDatum(xid::pid(id)),
-      Int32GetDatum(static_cast<int32>(xid::counter(id)))};
-  return out_record(fcinfo, values, 4);
 }
 
 [[noreturn]] pg_noinline void raise_bad_meta(int32 meta) {
@@ -281,22 +216,4 @@ SNOWFLAKE_FUNCTION(sno_at) {
                     errdetail("sno IDs cover 2010-01-01 00:00:00 UTC to 2079-09-07 "
                               "15:47:35.551 UTC, in 4 ms units.")));
   return sno_datum(bytes);
-}
-
-SNOWFLAKE_FUNCTION(xid_decode_text) {
-  const text *in = PG_GETARG_TEXT_PP(0);
-  uint8_t id[xid::kBytes];
-  const xid::TextParse p = xid::decode(VARDATA_ANY(in), VARSIZE_ANY_EXHDR(in), id);
-  if (p.status != xid::TextParse::kOk) raise_bad_xid(in, p);
-  return xid_record(fcinfo, id);
-}
-
-SNOWFLAKE_FUNCTION(xid_decode_bytea) {
-  const bytea *in = PG_GETARG_BYTEA_PP(0);
-  const size_t len = VARSIZE_ANY_EXHDR(in);
-  if (len != xid::kBytes)
-    ereport(ERROR, (errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
-                    errmsg("invalid length for an xid: %zu bytes", len),
-                    errdetail("An xid is %zu bytes.", xid::kBytes)));
-  return xid_record(fcinfo, reinterpret_cast<const uint8_t *>(VARDATA_ANY(in)));
 }

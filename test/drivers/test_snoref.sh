@@ -66,7 +66,7 @@ check "the server decodes 3,000 xids of rs/xid field for field, as text and as b
 SELECT count(*),
        count(*) FILTER (WHERE d.ts = to_timestamp(unix_s) AND encode(d.machine, 'hex') = x.machine
                           AND d.pid = x.pid AND d.counter = x.counter),
-       count(*) FILTER (WHERE xid_decode(decode(hex, 'hex')) = xid_decode(t))
-  FROM snoref_xids x, xid_decode(x.t) d")"
+       count(*) FILTER (WHERE rsxid_decode(decode(hex, 'hex')) = rsxid_decode(t))
+  FROM snoref_xids x, rsxid_decode(x.t) d")"
 psql_q -c 'DROP TABLE snoref_ref, snoref_sorted, snoref_xids'
 exit $failed

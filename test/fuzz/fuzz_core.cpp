@@ -1,8 +1,9 @@
-// libFuzzer target over the ULID, TypeID, sno and xid text parsers and every decoder of the core:
-// no input may crash, read out of bounds or hit undefined behaviour (built with ASan and UBSan),
-// and every value that parses or decodes must round-trip exactly.
+// libFuzzer target over the ULID, TypeID, sno, xid (rsxid) and KSUID text parsers and every decoder
+// of the core: no input may crash, read out of bounds or hit undefined behaviour (built with ASan
+// and UBSan), and every value that parses or decodes must round-trip exactly.
 #include "core/foreign_codec.hpp"
 #include "core/id128.hpp"
+#include "core/ksuid_codec.hpp"
 #include "core/layout.hpp"
 #include "core/sno_codec.hpp"
 #include "core/typeid_codec.hpp"
@@ -56,19 +57,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       if (foreign::decode(l, low).unix_ms != f.unix_ms) std::abort();
     }
   }
-  // ObjectId and KSUID text: what parses is of the right length and alphabet only.
+  // ObjectId text: what parses is of the right length and alphabet only.
   const char *text = reinterpret_cast<const char *>(data);
   uint8_t oid[foreign::kObjectIdBytes];
   if (foreign::objectid_from_hex(text, size, oid) == foreign::Parse::kOk) {
     if (size != foreign::kObjectIdTextLen) std::abort();
     for (size_t i = 0; i < size; ++i)
       if (!std::isxdigit(data[i])) std::abort();
-  }
-  uint8_t ksuid[foreign::kKsuidBytes];
-  if (foreign::ksuid_from_base62(text, size, ksuid) == foreign::Parse::kOk) {
-    if (size != foreign::kKsuidTextLen) std::abort();
-    for (size_t i = 0; i < size; ++i)
-      if (!std::isalnum(data[i])) std::abort();
   }
   // TypeID text: one text per prefix and value, so what parses encodes back to itself.
   size_t prefix_len = 0;
@@ -112,6 +107,36 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     uint8_t back[xid::kBytes];
     if (xid::decode(t, xid::kTextLen, back).status != xid::TextParse::kOk) std::abort();
     if (std::memcmp(back, data, xid::kBytes) != 0) std::abort();
+    // The bound of its second is at or below it, in the same second.
+    uint8_t low[xid::kBytes];
+    if (!xid::at_unix_s(xid::unix_s(data), low)) std::abort();
+    if (std::memcmp(low, data, xid::kBytes) > 0 || xid::unix_s(low) != xid::unix_s(data))
+      std::abort();
+  }
+  // KSUID text: what parses is 27 base62 characters and encodes back to itself (one text per
+  // value); a refusal names a position within the text. Any 20 bytes encode, decode to the
+  // same bytes, and have the bound of their second at or below them.
+  uint8_t ksuid_bytes[ksuid::kBytes];
+  const ksuid::TextParse kp = ksuid::decode(text, size, ksuid_bytes);
+  if (kp.status == ksuid::TextParse::kOk) {
+    char back[ksuid::kTextLen];
+    ksuid::encode(ksuid_bytes, back);
+    if (size != ksuid::kTextLen || std::memcmp(back, data, size) != 0) std::abort();
+  } else if (kp.position > size) {
+    std::abort();
+  }
+  if (size >= ksuid::kBytes) {
+    char t[ksuid::kTextLen];
+    ksuid::encode(data, t);
+    for (char c : t)
+      if (!std::isalnum(static_cast<unsigned char>(c))) std::abort();
+    uint8_t back[ksuid::kBytes];
+    if (ksuid::decode(t, ksuid::kTextLen, back).status != ksuid::TextParse::kOk) std::abort();
+    if (std::memcmp(back, data, ksuid::kBytes) != 0) std::abort();
+    uint8_t low[ksuid::kBytes];
+    if (!ksuid::at_unix_s(ksuid::unix_s(data), low)) std::abort();
+    if (std::memcmp(low, data, ksuid::kBytes) > 0 || ksuid::stamp(low) != ksuid::stamp(data))
+      std::abort();
   }
   return 0;
 }

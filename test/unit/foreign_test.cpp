@@ -1,6 +1,6 @@
 // Unit tests of other systems' layouts and codecs (layout.hpp's foreign namespace,
-// foreign_codec.hpp), each against an example ID published with its time, and at its edges;
-// and of observing an ID from elsewhere (clock.hpp's clock_observe).
+// foreign_codec.hpp; KSUIDs in ksuid_test.cpp), each against an example ID published with its time,
+// and at its edges; and of observing an ID from elsewhere (clock.hpp's clock_observe).
 #include "core/clock.hpp"
 #include "core/foreign_codec.hpp"
 #include "core/layout.hpp"
@@ -228,48 +228,6 @@ TEST(ForeignCodec, ObjectIdParts) {
   ASSERT_EQ(objectid_from_hex("000000000000000000ffffff", 24, id), Parse::kOk);
   EXPECT_EQ(objectid_counter(id), 16777215u);
   EXPECT_EQ(id[kObjectIdRandomOffset + kObjectIdRandomBytes - 1], 0);  // random ends before it
-}
-
-// Segment's ksuid README (inspect): 0ujtsYcgvSTl8PAuAdqWYSMnLOv is raw
-// 0669F7EFB5A1CD34B5F99D1154FB6853345C9735, timestamp 107608047,
-// 2017-10-09 21:00:47 -0700 PDT.
-TEST(ForeignCodec, KsuidPublishedExample) {
-  uint8_t id[kKsuidBytes];
-  ASSERT_EQ(ksuid_from_base62("0ujtsYcgvSTl8PAuAdqWYSMnLOv", 27, id), Parse::kOk);
-  const uint8_t raw[kKsuidBytes] = {0x06, 0x69, 0xF7, 0xEF, 0xB5, 0xA1, 0xCD, 0x34, 0xB5, 0xF9,
-                                    0x9D, 0x11, 0x54, 0xFB, 0x68, 0x53, 0x34, 0x5C, 0x97, 0x35};
-  EXPECT_EQ(std::memcmp(id, raw, kKsuidBytes), 0);
-  EXPECT_EQ(load_be32(id), 107608047u);
-  EXPECT_EQ(ksuid_unix_s(id) * 1000, utc_ms(2017, 10, 10, 4, 0, 47, 0));
-  // Payload: B5A1CD34B5F99D1154FB6853345C9735
-  EXPECT_EQ(std::memcmp(id + kKsuidPayloadOffset, raw + 4, kKsuidPayloadBytes), 0);
-  EXPECT_EQ(id[kKsuidPayloadOffset], 0xB5);
-  EXPECT_EQ(id[kKsuidBytes - 1], 0x35);
-}
-
-// The README's second inspect example: 0ujzPyRiIAffKhBux4PvQdDqMHY is raw
-// 066A029C73FC1AA3B2446246D6E89FCD909E8FE8, timestamp 107610780,
-// 2017-10-09 21:46:20 -0700 PDT, payload 73FC1AA3B2446246D6E89FCD909E8FE8.
-TEST(ForeignCodec, KsuidSecondPublishedExample) {
-  uint8_t id[kKsuidBytes];
-  ASSERT_EQ(ksuid_from_base62("0ujzPyRiIAffKhBux4PvQdDqMHY", 27, id), Parse::kOk);
-  const uint8_t payload[kKsuidPayloadBytes] = {0x73, 0xFC, 0x1A, 0xA3, 0xB2, 0x44, 0x62, 0x46,
-                                               0xD6, 0xE8, 0x9F, 0xCD, 0x90, 0x9E, 0x8F, 0xE8};
-  EXPECT_EQ(load_be32(id), 107610780u);
-  EXPECT_EQ(ksuid_unix_s(id) * 1000, utc_ms(2017, 10, 10, 4, 46, 20, 0));
-  EXPECT_EQ(std::memcmp(id + kKsuidPayloadOffset, payload, kKsuidPayloadBytes), 0);
-}
-
-TEST(ForeignCodec, KsuidEdges) {
-  uint8_t id[kKsuidBytes];
-  ASSERT_EQ(ksuid_from_base62("000000000000000000000000000", 27, id), Parse::kOk);
-  EXPECT_EQ(ksuid_unix_s(id), kKsuidEpochUnixS);
-  ASSERT_EQ(ksuid_from_base62("aWgEPTl1tmebfsQzFP4bxwgy80V", 27, id), Parse::kOk);  // 2^160 - 1
-  for (uint8_t b : id) EXPECT_EQ(b, 0xff);
-  EXPECT_EQ(ksuid_from_base62("aWgEPTl1tmebfsQzFP4bxwgy80W", 27, id), Parse::kOverflow);
-  EXPECT_EQ(ksuid_from_base62("zzzzzzzzzzzzzzzzzzzzzzzzzzz", 27, id), Parse::kOverflow);
-  EXPECT_EQ(ksuid_from_base62("0ujtsYcgvSTl8PAuAdqWYSMnLO", 26, id), Parse::kBadLength);
-  EXPECT_EQ(ksuid_from_base62("0ujtsYcgvSTl8PAuAdqWYSMnLO-", 27, id), Parse::kBadCharacter);
 }
 
 namespace {
