@@ -36,6 +36,8 @@
 #include "core/pg_free.hpp"
 
 #include "core/generator.hpp"
+#include "core/ksuid_codec.hpp"
+#include "core/xid_codec.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -52,11 +54,11 @@ struct Format {
   uint64_t origin_unix_s;
   uint64_t origin_unix_ms() const noexcept { return origin_unix_s * 1000; }
 };
-constexpr Format kXid{0};             // ends 2106-02-07 06:28:15 UTC
-constexpr Format kKsuid{1400000000};  // ends 2150-06-19 23:21:35 UTC
+constexpr Format kXid{0};                     // ends 2106-02-07 06:28:15 UTC
+constexpr Format kKsuid{ksuid::kEpochUnixS};  // ends 2150-06-19 23:21:35 UTC
 
-constexpr size_t kXidBytes = 12;
-constexpr size_t kKsuidBytes = 20;
+constexpr size_t kXidBytes = xid::kBytes;
+constexpr size_t kKsuidBytes = ksuid::kBytes;
 constexpr size_t kKsuidRandomBytes = 11;
 
 struct alignas(64) Stream {

@@ -3,8 +3,8 @@
 // once the reservation covers its first millisecond), the floors a stream starts from (a
 // restart, a replayed reservation, a new lease holder), the end of each layout, the bytes.
 #include "core/clock.hpp"
-#include "core/foreign_codec.hpp"
 #include "core/issue_loop.hpp"
+#include "core/ksuid_codec.hpp"
 #include "core/second_stream.hpp"
 #include "core/shared_state.hpp"
 #include "core/xid_codec.hpp"
@@ -385,7 +385,7 @@ TEST(SecondStream, EachLayoutEndsAtItsLastSecond) {
     uint8_t b[seconds::kKsuidBytes] = {};
     const uint8_t random[seconds::kKsuidRandomBytes] = {};
     seconds::compose_ksuid(word(seconds::kMaxSeconds, kMaxCounter), 0, random, b);
-    EXPECT_EQ(foreign::ksuid_unix_s(b), 5694967295);
+    EXPECT_EQ(ksuid::unix_s(b), 5694967295);
   }
 }
 
@@ -416,7 +416,13 @@ TEST(SecondStream, KsuidBytesHoldTimeShardCounterAndRandomTail) {
   for (size_t i = 0; i < sizeof random; ++i) random[i] = static_cast<uint8_t>(0xa0 + i);
   uint8_t b[seconds::kKsuidBytes];
   seconds::compose_ksuid(word(own(kTs, kKsuid), 0x00ff01), 300, random, b);
-  EXPECT_EQ(foreign::ksuid_unix_s(b), static_cast<int64_t>(kTs));
+  EXPECT_EQ(ksuid::unix_s(b), static_cast<int64_t>(kTs));
+  // Text round trip through the KSUID codec: every such value is a KSUID.
+  char text[ksuid::kTextLen];
+  ksuid::encode(b, text);
+  uint8_t back[ksuid::kBytes];
+  ASSERT_EQ(ksuid::decode(text, sizeof text, back).status, ksuid::TextParse::kOk);
+  EXPECT_EQ(0, std::memcmp(b, back, sizeof b));
   EXPECT_EQ(b[4], 0x01);
   EXPECT_EQ(b[5], 0x2c);
   EXPECT_EQ(b[6], 0x00);
