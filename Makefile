@@ -13,7 +13,7 @@ GLUE_OBJS = src/glue/module.o src/glue/settings.o src/glue/system_clock.o src/gl
 	src/glue/reservation_storage.o src/glue/snowflake.o src/glue/uuidv7.o src/glue/ulid.o \
 	src/glue/foreign.o src/glue/observe.o src/glue/status.o src/glue/lease_wait.o \
 	src/glue/lease_worker.o src/glue/typeid.o src/glue/mask_keys.o src/glue/mask_sql.o \
-	src/glue/other_databases.o src/glue/sno.o src/glue/rsxid.o src/glue/ksuid.o \
+	src/glue/other_databases.o src/glue/sno.o src/glue/rsxid.o src/glue/ksuid.o src/glue/second_ids.o \
 	src/glue/text_input.o src/glue/block.o \
 	src/glue/hints.o
 OBJS = $(CORE_OBJS) $(GLUE_OBJS)

@@ -7,8 +7,8 @@
    the median of each run's ratio to the floor run just before it. The slowest run N/10 rows.
 2. Text round trip: ulid values to text and back, beside the same for uuid.
 3. Bulk insert as primary key: --insert-rows rows in batches of --insert-batch into a table
-   whose key is bigserial, uuid v4, snowflake_uuidv7(), ulid(), sno() or snowflake() (and on
-   PostgreSQL 18 and later core's uuidv7(), in every section); after every batch the
+   whose key is bigserial, uuid v4, snowflake_uuidv7(), ulid(), sno(), rsxid(), ksuid() or
+   snowflake() (and on PostgreSQL 18 and later core's uuidv7(), in every section); after every batch the
    elapsed time and the sizes of table and index, so that rate and size can be plotted
    against the row count. Each kind runs --insert-runs times (interleaved); the best
    (fastest) run is reported.
@@ -56,6 +56,8 @@ GENERATORS = [
     ("snowflake_uuidv7()", "snowflake_uuidv7()", "this extension", 1),
     ("ulid()", "ulid()", "this extension", 1),
     ("sno()", "sno()", "this extension", 1),
+    ("rsxid()", "rsxid()", "this extension", 1),
+    ("ksuid()", "ksuid()", "this extension", 1),
     ("nextval('s')", "nextval('bench_seq')", "a sequence", 1),
     ("gen_random_uuid()", "gen_random_uuid()", "UUID v4", 0.1),
     ("next_id() PL/pgSQL", "insta_next_id()", "Instagram's function", 0.1),
@@ -81,6 +83,8 @@ INSERT_KINDS = [
     ("snowflake_uuidv7()", "uuid DEFAULT snowflake_uuidv7()"),
     ("ulid()", "ulid DEFAULT ulid()"),
     ("sno()", "sno DEFAULT sno()"),
+    ("rsxid()", "rsxid DEFAULT rsxid()"),
+    ("ksuid()", "ksuid DEFAULT ksuid()"),
     ("uuid v4", "uuid DEFAULT gen_random_uuid()"),
 ]
 
@@ -91,6 +95,8 @@ CONC_KINDS = [
     ("snowflake_uuidv7()", "snowflake_uuidv7()"),
     ("ulid()", "ulid()"),
     ("sno()", "sno()"),
+    ("rsxid()", "rsxid()"),
+    ("ksuid()", "ksuid()"),
     ("nextval()", "nextval('bench_seq')"),
     ("gen_random_uuid()", "gen_random_uuid()"),
 ]

@@ -5,6 +5,7 @@
 #include "core/chacha.hpp"
 #include "core/generator.hpp"
 #include "core/id128.hpp"
+#include "core/second_stream.hpp"
 #include "core/tsc_clock.hpp"
 
 #include <algorithm>
@@ -103,13 +104,15 @@ void clock_costs() {
 
 // ns per value taken from a stream, one thread, the clock standing still (so every value
 // runs ahead within its millisecond, as in a burst): the compare-and-swap step of
-// snowflake() and snowflake_uuidv7() (next_state), and ulid()'s step under its spinlock
-// (ulid_next).
+// snowflake() and snowflake_uuidv7() (next_state), ulid()'s step under its spinlock
+// (ulid_next), and that of rsxid() and ksuid() (seconds::next: next_state with its floor).
 void step_costs() {
   constexpr int kRuns = 15, kSteps = 1000000;
   constexpr uint64_t kNowMs = 1000;
   const snowflake::Limits limits{uint64_t{1} << 40, uint64_t{1} << 44, UINT64_MAX};
-  double best_cas = 1e300, best_ulid = 1e300;
+  // A time of today for the one-second streams: 1,000,000 values fit in its second.
+  constexpr uint64_t kNowSecondsMs = 1767225600000;
+  double best_cas = 1e300, best_ulid = 1e300, best_second = 1e300;
   uint64_t sum = 0;
   for (int run = 0; run < kRuns; ++run) {
     std::atomic<uint64_t> last{0};
@@ -125,12 +128,23 @@ void step_costs() {
       sum += static_cast<uint64_t>(snowflake::ulid_next(slot, kNowMs, true, i, limits).value);
     took = std::chrono::steady_clock::now() - start;
     best_ulid = std::min(best_ulid, took.count() / kSteps);
+
+    snowflake::seconds::Stream second;
+    second.init();
+    start = std::chrono::steady_clock::now();
+    for (int i = 0; i < kSteps; ++i)
+      sum += snowflake::seconds::next(second, kNowSecondsMs, 1024, UINT64_MAX,
+                                      snowflake::seconds::kKsuid)
+                 .value;
+    took = std::chrono::steady_clock::now() - start;
+    best_second = std::min(best_second, took.count() / kSteps);
   }
   observed = static_cast<uint32_t>(sum);
   std::printf("\n| taking the next value | ns |\n|---|---:|\n");
   std::printf("| snowflake(), snowflake_uuidv7(): compare-and-swap (next_state) | %.1f |\n",
               best_cas);
   std::printf("| ulid(): 128 bits under a spinlock (ulid_next) | %.1f |\n", best_ulid);
+  std::printf("| rsxid(), ksuid(): the one-second stream (seconds::next) | %.1f |\n", best_second);
 }
 
 int main() {

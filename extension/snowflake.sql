@@ -782,6 +782,15 @@ CREATE AGGREGATE max(ksuid) (
 	SFUNC = ksuid_larger, STYPE = ksuid, COMBINEFUNC = ksuid_larger, SORTOP = >, PARALLEL = SAFE
 );
 
+-- rsxid and ksuid generators: one server-wide stream per kind, of seconds and a counter, with the
+-- server's shard in the xid's machine id and at the head of the KSUID's payload
+
+CREATE FUNCTION rsxid() RETURNS rsxid
+	AS 'MODULE_PATHNAME', 'rsxid_generate' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION ksuid() RETURNS ksuid
+	AS 'MODULE_PATHNAME', 'ksuid_generate' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+
 -- TypeID (github.com/jetify-com/typeid, specification 0.3.0): a type prefix and a uuid as one
 -- text, user_01h455vb4pex5vsknk084sn02q, in lower case only as the specification says. The
 -- C symbol of typeid() is typeid_compose: typeid is a C++ keyword.
@@ -1127,6 +1136,8 @@ COMMENT ON FUNCTION ksuid_smaller(ksuid, ksuid) IS 'the smaller of two KSUIDs (m
 COMMENT ON FUNCTION ksuid_larger(ksuid, ksuid) IS 'the larger of two KSUIDs (max)';
 COMMENT ON AGGREGATE min(ksuid) IS 'the smallest (earliest) ksuid';
 COMMENT ON AGGREGATE max(ksuid) IS 'the largest (latest) ksuid';
+COMMENT ON FUNCTION rsxid() IS 'a new rsxid: the second, the server''s shard as machine id, the postmaster''s process id and a counter, strictly increasing across the server and durable across restarts';
+COMMENT ON FUNCTION ksuid() IS 'a new KSUID: the second, then a payload of the server''s shard, a counter and 11 random bytes, strictly increasing across the server and durable across restarts';
 
 COMMENT ON FUNCTION snowflake_status() IS 'one row: whether the server generates (and why not), the IDs'' clock over the system clock and its steps, waits at snowflake.max_lead, the durable reservation with its writer, writes, waits, failures and replay, observed IDs, where the shards come from with the etcd lease''s state, and the blocks taken with the IDs they held; for pg_monitor';
 COMMENT ON FUNCTION snowflake_streams() IS 'a row per ID stream that issued a value since start: its last value, its lead over the system clock, and its blocks taken with the IDs they held; for pg_monitor';

@@ -21,6 +21,7 @@
 #include "core/id128.hpp"
 #include "core/layout.hpp"
 #include "core/lease.hpp"
+#include "core/second_stream.hpp"
 #include "core/sno_stream.hpp"
 
 #include <algorithm>
@@ -42,7 +43,8 @@ struct alignas(64) ShardSlot {
 
 // The time-ordered kinds' streams beside the shards: one for uuidv7() (the same word layout
 // as a shard, with a 12-bit counter), one for ulid(), one for sno() (sno_stream.hpp: 4 ms
-// units and a 16-bit sequence).
+// units and a 16-bit sequence), and one each for rsxid() and ksuid() (second_stream.hpp: seconds
+// and a 24-bit counter).
 struct alignas(64) UuidSlot {
   std::atomic<uint64_t> last;  // (unix ms << 12) | counter of the last UUIDv7, 0 before any
 };
@@ -52,11 +54,36 @@ struct alignas(64) Streams128T {
   UuidSlot uuid;
   alignas(64) UlidSlotT<Lock> ulid;
   UuidSlot sno;  // (4 ms unit << 16) | sequence of the last sno, 0 before any
+  seconds::Stream rsxid;
+  seconds::Stream ksuid;
 
   void init() noexcept {
     uuid.last.store(0);
     ulid.init();
     sno.last.store(0);
+    rsxid.init();
+    ksuid.init();
+  }
+
+  // A time every value of an earlier run is below (the reservation loaded at start, or one
+  // replayed from WAL): the one-second streams start in a second that begins at or after it.
+  // The other kinds need nothing here: their unit is the millisecond, and the clock is carried
+  // above it.
+  void raise_floors(uint64_t unix_ms) noexcept {
+    seconds::raise_floor(rsxid, unix_ms);
+    seconds::raise_floor(ksuid, unix_ms);
+  }
+
+  // A lease range taken, with its mark (lease mode), before any value is issued on it.
+  void raise_floors_for_range(uint64_t mark_unix_ms) noexcept {
+    seconds::raise_floor_for_range(rsxid, mark_unix_ms, seconds::kXid);
+    seconds::raise_floor_for_range(ksuid, mark_unix_ms, seconds::kKsuid);
+  }
+
+  // The latest time a value of the one-second streams was issued at (0: none).
+  uint64_t seconds_high_unix_ms(std::memory_order order) const noexcept {
+    return std::max(seconds::word_high_unix_ms(rsxid.last.load(order), seconds::kXid),
+                    seconds::word_high_unix_ms(ksuid.last.load(order), seconds::kKsuid));
   }
 };
 
@@ -232,6 +259,7 @@ inline uint64_t high_water_unix_ms(const SharedStateT<Lock> &state, uint64_t epo
   if (ulid_hi != 0) high = std::max(high, ulid_hi >> (kUlidRandomBits - 64));
   high = std::max(high,
                   sno::word_high_unix_ms(state.streams.sno.last.load(std::memory_order_acquire)));
+  high = std::max(high, state.streams.seconds_high_unix_ms(std::memory_order_acquire));
   // An observed ID counts as one issued here: IDs after a restart must stay above it too.
   return std::max(high, state.reservation.observed_unix_ms.load(std::memory_order_acquire));
 }
@@ -240,8 +268,9 @@ inline uint64_t high_water_unix_ms(const SharedStateT<Lock> &state, uint64_t epo
 // milliseconds (0 if none): what the final mark of a lease's clean stop must exceed, since the
 // next holder of those shards starts just past it. The sno stream counts too: its snos carry
 // the leased range's first shard as their partition, and a next holder whose clock is behind
-// would otherwise make them again. (The stream is the server's, so its last unit may belong to
-// a range leased before: the mark is then higher than it needs to be, never lower.)
+// would otherwise make them again. So do the rsxid and ksuid streams, whose values carry that
+// shard too. (The streams are the server's, so their last value may belong to a range leased
+// before: the mark is then higher than it needs to be, never lower.)
 template <typename Lock>
 inline uint64_t range_high_unix_ms(const SharedStateT<Lock> &state, uint32_t first, uint32_t count,
                                    uint64_t epoch_ms) noexcept {
@@ -250,8 +279,9 @@ inline uint64_t range_high_unix_ms(const SharedStateT<Lock> &state, uint32_t fir
     const uint64_t last = state.shards[s].last.load(std::memory_order_seq_cst);
     if (last != 0) high = std::max(high, (last >> kSeqBits) + epoch_ms);
   }
-  return std::max(high,
+  high = std::max(high,
                   sno::word_high_unix_ms(state.streams.sno.last.load(std::memory_order_seq_cst)));
+  return std::max(high, state.streams.seconds_high_unix_ms(std::memory_order_seq_cst));
 }
 
 }  // namespace snowflake

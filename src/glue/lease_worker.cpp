@@ -256,6 +256,9 @@ class ServerHost : public LeaseHost {
     if (mark_unix_ms != 0)
       (void)clock_carry(state_.clock, static_cast<int64_t>(mark_unix_ms + 1) * 1000000,
                         read_clock(CLOCK_MONOTONIC), read_clock(CLOCK_REALTIME), hold);
+    // The one-second streams start past the mark's second, and past every value they issued
+    // on a range before (generation is closed: the word is 0 until the range is published).
+    state_.streams.raise_floors_for_range(mark_unix_ms);
     // Before any ID is issued on it: a crash-restart from here on takes the lease back.
     remember_lease(first, state_.lease.lease_id.load());
     if (count == 1)

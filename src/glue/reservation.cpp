@@ -249,6 +249,8 @@ void load_reservation(SharedState &state) {
   // a file that went missing after IDs were issued is refused, never taken as a fresh start.
   if (f.missing) r.refusal.store(kFileMissing);
   r.loaded_unix_ms.store(f.unix_ms);
+  // Every value of an earlier run is below it: the one-second streams start past its second.
+  state.streams.raise_floors(f.unix_ms);
   // The reservation reaches a window and a quarter past the last IDs, and more while a burst
   // ran ahead of the clock; a wall clock further behind it than that was set back, and IDs
   // run from the reservation instead of waiting for the clock.

@@ -69,6 +69,8 @@ void snowflake_redo(XLogReaderState *record) {
     if (r.refusal.load() != kEpochChanged) refuse_changed_epoch(r, rec.epoch_ms);
     return;
   }
+  // The primary's values are below it: once promoted, the one-second streams start past it.
+  shared->streams.raise_floors(rec.reserved_unix_ms);
   const int64_t mono = read_clock(CLOCK_MONOTONIC);
   const int64_t wall = read_clock(CLOCK_REALTIME);
   const int64_t reserved_ns = static_cast<int64_t>(rec.reserved_unix_ms) * 1000000;

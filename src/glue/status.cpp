@@ -2,12 +2,13 @@
 // ID, a standby, a server whose writes fail): whether it generates and why not, the clock's
 // gap over the system clock and its steps, the durable reservation, its writer and what it
 // replayed, and observed IDs. snowflake_streams(): a row per stream that issued a value since
-// start (snowflake shards, uuidv7, ulid, sno), with its last value and its lead over the
-// system clock.
+// start (snowflake shards, uuidv7, ulid, sno, rsxid, ksuid), with its last value and its lead over
+// the system clock.
 #include <cerrno>
 
 #include "core/lease.hpp"
 #include "core/mask.hpp"
+#include "core/second_stream.hpp"
 #include "core/sno_stream.hpp"
 
 #include "glue/system_clock.hpp"
@@ -191,6 +192,20 @@ SNOWFLAKE_FUNCTION(snowflake_streams) {
     put_stream(rsinfo, "sno", -1,
                static_cast<uint64_t>(sno::units_to_unix_ms(sno_last >> sno::kSeqBits)),
                static_cast<int64>(sno_last & ((1u << sno::kSeqBits) - 1)), now_ms);
+  // So are the one-second streams: the time is the last value's second, the sequence its
+  // 24-bit counter.
+  const struct {
+    const char *kind;
+    const seconds::Stream &stream;
+    const seconds::Format &format;
+  } second_streams[] = {{"rsxid", state.streams.rsxid, seconds::kXid},
+                        {"ksuid", state.streams.ksuid, seconds::kKsuid}};
+  for (const auto &s : second_streams) {
+    const uint64_t last = s.stream.last.load(std::memory_order_relaxed);
+    if (last != 0)
+      put_stream(rsinfo, s.kind, -1, seconds::word_high_unix_ms(last, s.format),
+                 static_cast<int64>(last & seconds::kMaxCounter), now_ms);
+  }
   return (Datum)0;
 }
 

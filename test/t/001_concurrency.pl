@@ -1,6 +1,7 @@
 # 8 concurrent clients (pgbench) insert 1,000,000 IDs of one shard, then the same over two
 # shards: zero duplicates, and each client's IDs strictly increasing in issue order. Then
-# 200,000 snos from 8 clients with metabytes of their own: one server-wide stream.
+# 200,000 snos from 8 clients with metabytes of their own: one server-wide stream. 200,000 rsxids
+# and ksuids from 8 clients: one server-wide stream per kind.
 use strict;
 use warnings FATAL => 'all';
 use PostgreSQL::Test::Cluster;
@@ -131,6 +132,51 @@ SELECT count(*) FILTER (WHERE (d.ts, d.sequence) <= (p.ts, p.sequence)),
  WHERE prev IS NOT NULL}),
 	'0|0',
 	"snos: each client's (time, sequence) strictly increase, and its snos of one metabyte");
+
+# rsxid() and ksuid(): 8 clients x 25 transactions x 1000 of each. One stream per kind for the
+# server: no value twice, each second's counters 0 to n - 1 with no gap (one counter shared by
+# every backend), each client's values strictly increasing; the server's shard in the xid's
+# machine id and the KSUID's payload, the xid's process id the postmaster's.
+$node->safe_psql('postgres',
+	'CREATE TABLE second_ids (n bigserial, client int NOT NULL, x rsxid NOT NULL UNIQUE, k ksuid NOT NULL UNIQUE)');
+$node->pgbench(
+	'--no-vacuum --client=8 --jobs=2 --transactions=25',
+	0,
+	[qr{number of transactions actually processed: 200/200}],
+	[qr{^$}],
+	'8 clients insert 200,000 rsxids and 200,000 ksuids',
+	{
+		'001_second_ids' => q{
+INSERT INTO second_ids (client, x, k) SELECT :client_id, rsxid(), ksuid() FROM generate_series(1, 1000);
+}
+	});
+my ($postmaster_pid) = slurp_file($node->data_dir . '/postmaster.pid') =~ /^(\d+)/;
+is( $node->safe_psql(
+		'postgres', q{
+SELECT count(*), count(DISTINCT x), count(DISTINCT k),
+       bool_and(d.machine = '\x00000b'::bytea), min(d.pid) || '/' || max(d.pid),
+       bool_and(substr(e.payload, 1, 2) = '\x000b'::bytea), count(DISTINCT substr(e.payload, 6))
+  FROM second_ids, rsxid_decode(x) d, ksuid_decode(k) e}),
+	'200000|200000|200000|t|' . ($postmaster_pid & 0xffff) . '/' . ($postmaster_pid & 0xffff) . '|t|200000',
+	'rsxids and ksuids: none twice, the shard in each, the postmaster\'s PID, a random KSUID tail');
+is( $node->safe_psql(
+		'postgres', q{
+SELECT (SELECT count(*) FROM (SELECT d.ts, count(*) AS c, max(d.counter) AS top
+                                FROM second_ids, rsxid_decode(x) d GROUP BY d.ts) u WHERE top <> c - 1),
+       (SELECT count(*) FROM (SELECT e.ts, count(*) AS c,
+                                     max((get_byte(e.payload, 2) << 16) | (get_byte(e.payload, 3) << 8)
+                                         | get_byte(e.payload, 4)) AS top
+                                FROM second_ids, ksuid_decode(k) e GROUP BY e.ts) u WHERE top <> c - 1)}),
+	'0|0',
+	'rsxids and ksuids: every second holds counters 0 to n - 1, from one server-wide counter per kind');
+is( $node->safe_psql(
+		'postgres', q{
+SELECT count(*) FILTER (WHERE x <= prev_x), count(*) FILTER (WHERE k <= prev_k)
+  FROM (SELECT x, k, lag(x) OVER (PARTITION BY client ORDER BY n) AS prev_x,
+               lag(k) OVER (PARTITION BY client ORDER BY n) AS prev_k FROM second_ids) s
+ WHERE prev_x IS NOT NULL}),
+	'0|0',
+	"rsxids and ksuids: each client's strictly increase");
 
 # On 18 and later the module's magic block names it and its version, the control file's.
 SKIP:

@@ -1,5 +1,5 @@
 # Without shared_preload_libraries: CREATE EXTENSION works, decoding works, and snowflake()
-# (and sno(), whose partition is a shard too) raises an ERROR whose HINT names the setting: its
+# (and sno(), rsxid() and ksuid(), whose values carry a shard too) raises an ERROR whose HINT names the setting: its
 # shards are the server's, never a backend's
 # (the 128-bit kinds run per backend: 004_uuidv7_ulid.pl), and that loss is never silent: a
 # WARNING at CREATE EXTENSION, and one in each session at its first 128-bit value.
@@ -26,7 +26,7 @@ my @warnings = $stderr =~ /WARNING:  snowflake_uuidv7\(\) and ulid\(\) are in or
 is(scalar @warnings, 1, 'a session is told once, at its first 128-bit value')
   or diag($stderr);
 
-foreach my $call ('snowflake()', 'snowflake(3)', 'sno()')
+foreach my $call ('snowflake()', 'snowflake(3)', 'sno()', 'rsxid()', 'ksuid()')
 {
 	my ($ret, $stdout, $stderr) = $node->psql('postgres',
 		"\\set VERBOSITY verbose\nSELECT $call");

@@ -1,6 +1,7 @@
 # The durable reservation: after a clean restart, an immediate stop, a SIGKILL of the
 # postmaster, and a start with the system clock set back 10 minutes, every new ID of every
-# kind (snowflake, UUIDv7, ULID, sno) is greater than every ID issued before. A reservation that cannot be written is an
+# kind (snowflake, UUIDv7, ULID, sno, rsxid, ksuid) is greater than every ID issued before, and
+# an rsxid's and a ksuid's second is later than every earlier one's. A reservation that cannot be written is an
 # ERROR, and no ID is issued. A clock stepped back and forward in a running server (libfaketime
 # with a changing offset) neither repeats nor reorders IDs, and warns once per step.
 use strict;
@@ -23,8 +24,8 @@ snowflake.max_lead = '10s'
 $node->start;
 $node->safe_psql('postgres', q{
 CREATE EXTENSION snowflake;
-CREATE TABLE ids (sf bigint, v7 uuid, ul ulid, sn sno);
-CREATE TABLE maxima (era serial, sf3 bigint, sf9 bigint, v7 uuid, ul ulid, sn sno);
+CREATE TABLE ids (sf bigint, v7 uuid, ul ulid, sn sno, rx rsxid, ks ksuid);
+CREATE TABLE maxima (era serial, sf3 bigint, sf9 bigint, v7 uuid, ul ulid, sn sno, rx rsxid, ks ksuid);
 });
 
 # Issues IDs of every kind into ids; shard 9 runs ahead of the clock: 3,000,000 IDs of one
@@ -33,19 +34,22 @@ CREATE TABLE maxima (era serial, sf3 bigint, sf9 bigint, v7 uuid, ul ulid, sn sn
 sub issue
 {
 	$node->safe_psql('postgres', q{
-INSERT INTO ids SELECT snowflake(), snowflake_uuidv7(), ulid(), sno(n % 256) FROM generate_series(1, 1000) n;
+INSERT INTO ids SELECT snowflake(), snowflake_uuidv7(), ulid(), sno(n % 256), rsxid(), ksuid() FROM generate_series(1, 1000) n;
 INSERT INTO ids (sf) SELECT max(s) FROM (SELECT snowflake(9) AS s FROM generate_series(1, 3000000)) x;
-INSERT INTO ids SELECT snowflake(), snowflake_uuidv7(), ulid(), sno(n % 256) FROM generate_series(1, 1000) n;
+INSERT INTO ids SELECT snowflake(), snowflake_uuidv7(), ulid(), sno(n % 256), rsxid(), ksuid() FROM generate_series(1, 1000) n;
 });
 }
 
-# Every ID just issued is above every ID issued before, per kind and shard; then the
+# Every ID just issued is above every ID issued before, per kind and shard; after a start, the
+# rsxids and ksuids are in a later second than every earlier one (a stream starts in the second
+# after its floor's: the same second could hold an earlier value with a higher counter). Then the
 # maxima are kept and the IDs dropped.
 sub check_above
 {
-	my ($what) = @_;
+	my ($what, $running) = @_;
+	my $any_second = $running ? 'true' : 'false';
 	is( $node->safe_psql(
-			'postgres', q{
+			'postgres', qq{
 SELECT coalesce((SELECT min(sf) FROM ids WHERE snowflake_shard(sf) = 3) > (SELECT max(sf3) FROM maxima), true),
        coalesce((SELECT min(sf) FROM ids WHERE snowflake_shard(sf) = 9) > (SELECT max(sf9) FROM maxima), true),
        coalesce((SELECT v7 FROM ids WHERE v7 IS NOT NULL ORDER BY v7 LIMIT 1)
@@ -53,15 +57,20 @@ SELECT coalesce((SELECT min(sf) FROM ids WHERE snowflake_shard(sf) = 3) > (SELEC
        coalesce((SELECT min(ul) FROM ids) > (SELECT max(ul) FROM maxima), true),
        coalesce((SELECT sn FROM ids WHERE sn IS NOT NULL ORDER BY sn LIMIT 1)
                 > (SELECT sn FROM maxima WHERE sn IS NOT NULL ORDER BY sn DESC LIMIT 1), true),
+       coalesce((SELECT min(rx) FROM ids) > (SELECT max(rx) FROM maxima), true),
+       coalesce((SELECT min(ks) FROM ids) > (SELECT max(ks) FROM maxima), true),
+       coalesce((SELECT rsxid_timestamp(min(rx)) FROM ids) > (SELECT rsxid_timestamp(max(rx)) FROM maxima), true) OR $any_second,
+       coalesce((SELECT ksuid_timestamp(min(ks)) FROM ids) > (SELECT ksuid_timestamp(max(ks)) FROM maxima), true) OR $any_second,
        (SELECT count(sf) - count(DISTINCT sf) FROM ids),
        (SELECT count(*) FROM maxima)}) =~ s/\|\d+$//r,
-		't|t|t|t|t|0',
-		"$what: every new ID of every kind is above every earlier one");
+		't|t|t|t|t|t|t|t|t|0',
+		"$what: every new ID of every kind is above every earlier one"
+		  . ($running ? '' : ', the rsxids and ksuids in a later second'));
 	$node->safe_psql('postgres', q{
-INSERT INTO maxima (sf3, sf9, v7, ul, sn) SELECT max(sf) FILTER (WHERE snowflake_shard(sf) = 3),
+INSERT INTO maxima (sf3, sf9, v7, ul, sn, rx, ks) SELECT max(sf) FILTER (WHERE snowflake_shard(sf) = 3),
        max(sf) FILTER (WHERE snowflake_shard(sf) = 9),
        (SELECT v7 FROM ids WHERE v7 IS NOT NULL ORDER BY v7 DESC LIMIT 1), max(ul),
-       (SELECT sn FROM ids WHERE sn IS NOT NULL ORDER BY sn DESC LIMIT 1) FROM ids;
+       (SELECT sn FROM ids WHERE sn IS NOT NULL ORDER BY sn DESC LIMIT 1), max(rx), max(ks) FROM ids;
 TRUNCATE ids;
 });
 }
@@ -152,7 +161,7 @@ SKIP:
 			$set_offset->($step);
 			sleep 2;
 			issue();
-			check_above("running server, clock offset $step");
+			check_above("running server, clock offset $step", 1);
 		}
 		my $log = log_since($node, $log_offset);
 		my $back = () = $log =~ /WARNING:  system clock stepped back/g;
@@ -235,6 +244,30 @@ print $fh $good;
 close $fh;
 $node->start;
 like($node->safe_psql('postgres', 'SELECT snowflake()'), qr/^\d+$/, 'the restored file works');
+
+# The floor of the one-second streams, alone: rsxids and ksuids made at the start of a second
+# (the loop runs until the stream's second changes) are the server's latest values, so the
+# reservation at exit is just above that second's first millisecond; started with the clock 10
+# minutes back, the clock runs from the reservation, in that very second. Without the floor,
+# new rsxids and ksuids would be in it too, their counters from 0 again. (max_lead is 0 here:
+# the first call waits for the clock's next second.)
+SKIP:
+{
+	skip $no_faketime, 2 unless $faketime;
+	$node->safe_psql('postgres', q{
+DO $$
+DECLARE
+  s timestamptz := rsxid_timestamp(rsxid());
+BEGIN
+  WHILE rsxid_timestamp(rsxid()) = s LOOP END LOOP;
+END $$;
+INSERT INTO ids (rx, ks) SELECT rsxid(), ksuid() FROM generate_series(1, 1000);});
+	check_above('rsxids and ksuids at the start of a second', 1);
+	$node->stop;
+	start_with_clock($node, '-10m');
+	$node->safe_psql('postgres', 'INSERT INTO ids (rx, ks) SELECT rsxid(), ksuid() FROM generate_series(1, 1000)');
+	check_above('a start 10 minutes back right after them');
+}
 
 $node->stop;
 done_testing();

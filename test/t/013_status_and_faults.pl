@@ -416,7 +416,7 @@ my $before_loss = $node->safe_psql('postgres', 'SELECT snowflake()');
 $node->stop;
 unlink($file) or die;
 ok($node->start(fail_ok => 1), 'a missing reservation file does not stop the server');
-foreach my $call ('snowflake()', 'snowflake(5)', 'snowflake_uuidv7()', 'ulid()', 'sno()')
+foreach my $call ('snowflake()', 'snowflake(5)', 'snowflake_uuidv7()', 'ulid()', 'sno()', 'rsxid()', 'ksuid()')
 {
 	($ret, $stdout, $stderr) = $node->psql('postgres', "SELECT $call",
 		extra_params => [ '-v', 'VERBOSITY=verbose' ], timeout => 120, timed_out => \$timed_out);
@@ -467,7 +467,7 @@ $node->stop;
 $node->append_conf('postgresql.conf', "snowflake.epoch = '1314220021721'\n");
 my $from = -s $node->logfile;
 ok($node->start(fail_ok => 1), 'a changed snowflake.epoch does not stop the server');
-foreach my $call ('snowflake()', 'snowflake(5)', 'snowflake_uuidv7()', 'ulid()', 'sno()')
+foreach my $call ('snowflake()', 'snowflake(5)', 'snowflake_uuidv7()', 'ulid()', 'sno()', 'rsxid()', 'ksuid()')
 {
 	($ret, $stdout, $stderr) = $node->psql('postgres', "SELECT $call",
 		extra_params => [ '-v', 'VERBOSITY=verbose' ], timeout => 120, timed_out => \$timed_out);

@@ -498,9 +498,21 @@ SKIP:
 # make the same snos again.
 my $sno_ms = $once->safe_psql('postgres',
 	'SELECT (extract(epoch FROM sno_timestamp(s)) * 1000)::bigint + 3 FROM (SELECT sno() AS s FROM generate_series(1, 1000)) x ORDER BY s DESC LIMIT 1');
+# So do its rsxids and ksuids (the shard in the xid's machine id and the KSUID's payload), whose
+# time for the mark is their second's first millisecond: made over 3 s after the snos (and after
+# the mark read when the lease was last taken, at most 2 lease_renew ahead), they are the latest
+# values of the range, and a mark that left them out would be below them.
+$once->poll_query_until('postgres',
+	"SELECT clock_timestamp() > to_timestamp(($sno_ms + 3000) / 1000.0)")
+  or die 'the clock did not move on';
+my ($rsxid_ms, $ksuid_ms) = split /\|/, $once->safe_psql('postgres', q{
+SELECT (extract(epoch FROM rsxid_timestamp(max(x))) * 1000)::bigint, (extract(epoch FROM ksuid_timestamp(max(k))) * 1000)::bigint
+  FROM (SELECT rsxid() AS x, ksuid() AS k FROM generate_series(1, 1000)) s});
 $once->stop;
 my $mark = $etcd->keys_under('/snowflake/mark/')->{'/snowflake/mark/0040'};
-cmp_ok(($mark ? decode_json($mark->[0])->{unix_ms} : 0), '>', $sno_ms,
-	'the final mark of a clean stop is above the snos issued on the leased shard');
+my $mark_ms = $mark ? decode_json($mark->[0])->{unix_ms} : 0;
+cmp_ok($mark_ms, '>', $sno_ms, 'the final mark of a clean stop is above the snos issued on the leased shard');
+cmp_ok($mark_ms, '>', $rsxid_ms, 'and above the second of the rsxids');
+cmp_ok($mark_ms, '>', $ksuid_ms, 'and of the ksuids');
 
 done_testing();
