@@ -10,6 +10,7 @@ import argparse
 import io
 import os
 import sys
+import threading
 import time
 
 import psycopg2
@@ -71,6 +72,40 @@ def with_returning(conn, parents, kind):
     return time.perf_counter() - t0
 
 
+def handout(conn, total):
+    """Keys for 1,000,000 parents and 3,000,000 children handed out by one IdBlocks of blocks
+    of 1,000 to 8 threads, each asking for a batch's 4,000 at a time (a Markdown row)."""
+    cur = conn.cursor()
+    blocks = [0]
+
+    def take(n):
+        blocks[0] += 1  # one block at a time: under the allocator's lock
+        cur.execute("SELECT first, last, count FROM snowflake_block(%s)", [n])
+        return cur.fetchone()
+
+    keys = IdBlocks(take, 1000)
+    handed = [0]
+    turn = threading.Lock()
+
+    def worker():
+        while True:
+            with turn:
+                if handed[0] >= total:
+                    return
+                handed[0] += 4000
+            keys.next_ids(4000)
+
+    threads = [threading.Thread(target=worker) for _ in range(8)]
+    t0 = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    took = time.perf_counter() - t0
+    return (f"| Python `IdBlocks`, psycopg2, 8 threads | {handed[0]} | {took:.2f} | "
+            f"{handed[0] / took:.0f} | {blocks[0]} |")
+
+
 def best(runs, f):
     return min(f() for _ in range(runs))
 
@@ -80,12 +115,19 @@ def main():
     ap.add_argument("--parents", type=int, default=1000000)
     ap.add_argument("--calls", type=int, default=20000)
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--handout-only", type=int, metavar="KEYS",
+                    help="only the Python allocator's row of the hand-out table, for KEYS keys")
     args = ap.parse_args()
     conn = psycopg2.connect("")
     cur = conn.cursor()
     cur.execute("SELECT current_setting('server_version'), extversion FROM pg_extension "
                 "WHERE extname = 'snowflake'")
     server, ext = cur.fetchone()
+    if args.handout_only:
+        cur.execute("SELECT snowflake()")  # the first reservation: not part of the time
+        conn.commit()
+        print(handout(conn, args.handout_only))
+        return
     # The first IDs wait for the server's first reservation: not part of any method's time.
     cur.execute("SELECT snowflake(), (SELECT first FROM snowflake_block(1000))")
     conn.commit()
@@ -131,8 +173,12 @@ def main():
     # Blocks of 1: the same IDs as the snowflake() calls, so that the call is measured, not the
     # shard's capacity (n blocks of 10 in one statement are 10 n IDs: past 102,400 they wait
     # for the clock at snowflake.block_max_lead).
-    block = server(f"SELECT count(f) FROM (SELECT (snowflake_block(1 + 0 * g)).first AS f "
-                   f"FROM generate_series(1, {n}) g) s")
+    first = server(f"SELECT count(snowflake_block_first(1)) FROM generate_series(1, {n}) g")
+    block = server(f"SELECT count((snowflake_block(1)).first) FROM generate_series(1, {n}) g")
+    # The array form's cost per ID: n IDs in arrays of 1,000, against n snowflake() calls.
+    arrays = max(n // 1000, 1)
+    array = server(f"SELECT sum(cardinality(snowflake_block_array(1000))) "
+                   f"FROM generate_series(1, {arrays}) g") * n / (arrays * 1000)
     # From the client: a round trip per call.
     trips = max(n // 20, 100)
 
@@ -147,13 +193,23 @@ def main():
         return best(args.runs, run) / trips * 1e6
 
     one_trip = client("SELECT snowflake()")
+    first_trip = client("SELECT snowflake_block_first(10)")
     block_trip = client("SELECT first, last, count FROM snowflake_block(10)")
-    print(f"\n| call | in the server, ns a call (less the floor, {floor:.0f} ns) | "
-          f"from the client, µs a round trip |")
-    print("|---|---:|---:|")
-    print(f"| `snowflake()` | {one - floor:.0f} | {one_trip:.1f} |")
-    print(f"| `snowflake_block(1)`, `(10)` from the client | {block - floor:.0f} | {block_trip:.1f} |")
-    print(f"| ratio | {(block - floor) / (one - floor):.2f} | {block_trip / one_trip:.2f} |")
+    array_trip = client("SELECT snowflake_block_array(10)")
+    base = one - floor
+    print(f"\n| call | in the server, ns a call (less the floor, {floor:.0f} ns) | × `snowflake()` | "
+          f"from the client, µs a round trip | × `snowflake()` |")
+    print("|---|---:|---:|---:|---:|")
+    print(f"| `snowflake()` | {base:.0f} | 1.00 | {one_trip:.1f} | 1.00 |")
+    for name, ns, trip in (
+            ("`snowflake_block_first(1)`, `(10)` from the client", first - floor, first_trip),
+            ("`(snowflake_block(1)).first`, `snowflake_block(10)` from the client",
+             block - floor, block_trip)):
+        print(f"| {name} | {ns:.0f} | {ns / base:.2f} | {trip:.1f} | {trip / one_trip:.2f} |")
+    # (One row per 1,000 IDs: the floor's rows are not there to take off.)
+    print(f"| `snowflake_block_array(1000)`, ns an ID (20 calls; no floor taken off); "
+          f"`(10)` from the client | {array:.1f} | {array / base:.2f} | {array_trip:.1f} | "
+          f"{array_trip / one_trip:.2f} |")
 
     # Sustained: blocks of 1,000 back to back, each a round trip, for 2 s of the shard's IDs
     # (or the run's share); the capacity rule allows 1,024,000 / 1,000 = 1,024 a second.

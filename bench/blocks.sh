@@ -3,7 +3,8 @@
 # parents and 3,000,000 children with keys from blocks of 1,000 (COPY), against DEFAULT
 # snowflake() with RETURNING and bigserial with RETURNING; what snowflake_block(10) costs
 # against one snowflake() call, in the server and as a round trip; and blocks of 1,000 taken
-# back to back, sustained, against the capacity rule (bench/blocks.py).
+# back to back, sustained, against the capacity rule (bench/blocks.py); and the keys for the
+# parents and children handed out by each language's allocator (scripts/clients.sh builds them).
 # Builds and installs the extension, and runs a throwaway server (build/blocks-bench).
 # Writes bench/results/blocks.md (or --out DIR).
 #   bench/blocks.sh [--parents N] [--quick] [--out DIR]
@@ -22,18 +23,23 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-install_packages python3 python3-psycopg2
+source "$ROOT/scripts/clients.sh"
+
+install_packages python3 python3-psycopg2 "${client_packages[@]}"
 installed_only
 ensure_server_user
 prepare_work
 build_and_install
+npm_ci_drivers
+build_goblocks
+build_java_blocks
 
 DIR=$WORK/blocks-bench
 as_user rm -rf "$DIR"
 # Default snowflake settings: a shard mints 1,024 IDs a millisecond, and blocks are measured
 # at the rate that allows (the cost of a call with blocks of 10, the sustained rate of blocks
 # of 1,000).
-start_server "$DIR" "${SNOWFLAKE_BENCH_PORT:-54391}" <<'CONF'
+start_server "$DIR" "${SNOWFLAKE_BENCH_PORT:-54391}" tcp <<'CONF'
 shared_buffers = '1GB'
 max_wal_size = '8GB'
 checkpoint_timeout = '30min'
@@ -46,9 +52,28 @@ trap stop_server EXIT
 as_user "${PSQL[@]}" -At -c "SET client_min_messages = warning; CREATE EXTENSION IF NOT EXISTS snowflake"
 
 as_user mkdir -p "$DIR/results"
-as_user env -C "$WORK/tree" PGHOST="$SERVER_SOCK" PGPORT="$SERVER_PORT" PGUSER=postgres \
-  PGDATABASE=postgres python3 bench/blocks.py --parents "$PARENTS" --calls "$CALLS" \
-  --runs "$RUNS" | as_user tee "$DIR/results/blocks.md"
+client() {
+  as_user env -C "$WORK/tree/test/drivers" PGHOST="$SERVER_SOCK" PGPORT="$SERVER_PORT" \
+    PGUSER=postgres PGDATABASE=postgres "$@"
+}
+{
+  client python3 ../../bench/blocks.py --parents "$PARENTS" --calls "$CALLS" --runs "$RUNS"
+  # Keys for the parents and children through each allocator, handed out without inserting:
+  # 8 threads (or callers) sharing one allocator of blocks of 1,000, asking for 4,000 at a time.
+  KEYS=$((PARENTS * 4))
+  echo
+  echo "Keys for $PARENTS parents and $((PARENTS * 3)) children through each allocator, handed out"
+  echo "without inserting: one allocator (blocks of 1,000, or of what a request needs beyond that)"
+  echo "shared by 8 threads or callers, each asking for a batch's 4,000 keys at a time:"
+  echo
+  echo "| allocator | keys | s | keys a second | blocks |"
+  echo "|---|---:|---:|---:|---:|"
+  client python3 ../../bench/blocks.py --handout-only "$KEYS"
+  client node blocks_bench.js "$KEYS"
+  client "$GOBLOCKS/goblocks" bench "$KEYS"
+  client java -cp "$JAVA_CLASSES:$JDBC_JAR" BlocksTest \
+    "jdbc:postgresql://127.0.0.1:$SERVER_PORT/postgres?user=postgres" bench "$KEYS"
+} | as_user tee "$DIR/results/blocks.md"
 mkdir -p "$OUT"
 cp "$DIR/results/blocks.md" "$OUT"/
 log "results in $OUT/blocks.md"

@@ -144,7 +144,7 @@ inline void line_leave(BlockLine &line, LinePlace &place, uint64_t now_unix_ms,
 
 // One try of a block call on shards slots[0 .. count - 1] (span: their shard_span): its turn in
 // line, then take_block (one shard) or take_block_in_range (floor_ms, above the backend's place
-// after). Not its turn: kWait for 1 ms. A head that may not pause single IDs yet waits no
+// after). Not its turn: kInLine, 1 ms. A head that may not pause single IDs yet waits no
 // longer than until it may. With wait false, take_block_now's: what the stream holds now, never
 // going before blocks in line for these shards.
 template <int SeqBits, typename Slot>
@@ -163,7 +163,7 @@ inline RangeBlockResult line_take_block(BlockLine &line, LinePlace &place, Slot 
                : take_block_in_range<SeqBits>(slots, count, floor_ms, n, now_ms, limits, after,
                                               false);
   }
-  const RangeBlockResult not_yet{BlockResult{Step::kWait, 1, 0}, 0};
+  const RangeBlockResult not_yet{BlockResult{Step::kInLine, 1, 0}, 0};
   if (place.slot < 0 && others_wait && !line_head(line, UINT64_MAX, span) &&
       !line_join(line, place, span, now_unix_ms))
     return not_yet;

@@ -15,7 +15,8 @@ inline bool unlikely_(bool b) noexcept { return __builtin_expect(b, 0); }
 // kReserve: the value would reach the durable reservation, which must be extended first.
 // kNeedRandom: only from ulid_next, when it starts a new millisecond and was given no
 // random bits.
-enum class Step : uint8_t { kIssued, kWait, kExhausted, kReserve, kNeedRandom };
+// kInLine: a wait for a block ahead in line (block_line.hpp), not for the clock.
+enum class Step : uint8_t { kIssued, kWait, kExhausted, kReserve, kNeedRandom, kInLine };
 
 struct NextResult {
   Step step;

@@ -12,6 +12,7 @@
 //   void await_cover(uint64_t unix_ms)    lease mode: the reservation and the mark exceed it
 //   void await_reservation(uint64_t)      config mode: the reservation exceeds it
 //   void wait_for_clock(uint64_t ms)      the step is at its lead bound: let the clock move
+//   void wait_in_line(uint64_t ms)        a block ahead in line has the shards for now
 //   void after_issue(uint64_t high_unix_ms, uint64_t now_unix_ms)
 // The kind (Kind):
 //   uint64_t origin_unix_ms() const       no value before this time: its layout's start
@@ -92,6 +93,9 @@ inline IssueStep issue_loop(Env &env, Kind &kind) {
         break;
       case Step::kWait:
         env.wait_for_clock(r.value);
+        break;
+      case Step::kInLine:
+        env.wait_in_line(r.value);
         break;
       default:
         kind.raise_exhausted(r);

@@ -110,8 +110,7 @@ SNOWFLAKE_FUNCTION(ksuid_timestamp_text) {
 }
 
 SNOWFLAKE_FUNCTION(ksuid_at) {
-  const int64_t ms = timestamptz_to_unix_ms(PG_GETARG_TIMESTAMPTZ(0));
-  const int64_t s = ms / 1000 - (ms % 1000 < 0 ? 1 : 0);
+  const int64_t s = timestamptz_to_unix_s(PG_GETARG_TIMESTAMPTZ(0));
   uint8_t bytes[ksuid::kBytes];
   if (!ksuid::at_unix_s(s, bytes))
     ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),

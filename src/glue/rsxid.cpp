@@ -114,8 +114,7 @@ SNOWFLAKE_FUNCTION(rsxid_timestamp_text) {
 }
 
 SNOWFLAKE_FUNCTION(rsxid_at) {
-  const int64_t ms = timestamptz_to_unix_ms(PG_GETARG_TIMESTAMPTZ(0));
-  const int64_t s = ms / 1000 - (ms % 1000 < 0 ? 1 : 0);
+  const int64_t s = timestamptz_to_unix_s(PG_GETARG_TIMESTAMPTZ(0));
   uint8_t bytes[xid::kBytes];
   if (!xid::at_unix_s(s, bytes))
     ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),

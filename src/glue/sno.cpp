@@ -3,6 +3,7 @@
 #include "core/sno_codec.hpp"
 #include "core/sno_stream.hpp"
 
+#include "glue/fixed_bytes.hpp"
 #include "glue/lease_wait.hpp"
 #include "glue/snowflake.hpp"
 #include "glue/streams.hpp"
@@ -11,11 +12,7 @@
 #include "glue/timestamps.hpp"
 
 extern "C" {
-#include "common/hashfn.h"
-#include "lib/stringinfo.h"
-#include "libpq/pqformat.h"
 #include "utils/builtins.h"
-#include "utils/sortsupport.h"
 }
 
 namespace {
@@ -23,35 +20,7 @@ namespace {
 using namespace snowflake;
 using namespace snowflake::glue;
 
-struct Sno {
-  uint8_t data[sno::kBytes];
-};
-static_assert(sizeof(Sno) == sno::kBytes, "sno is 10 bytes");
-
-inline const uint8_t *arg_sno(FunctionCallInfo fcinfo, int n) {
-  return reinterpret_cast<const Sno *>(DatumGetPointer(PG_GETARG_DATUM(n)))->data;
-}
-
-inline Datum sno_datum(const uint8_t bytes[sno::kBytes]) {
-  Sno *s = static_cast<Sno *>(palloc(sizeof(Sno)));
-  std::memcpy(s->data, bytes, sno::kBytes);
-  return PointerGetDatum(s);
-}
-
-inline int cmp(FunctionCallInfo fcinfo) {
-  return std::memcmp(arg_sno(fcinfo, 0), arg_sno(fcinfo, 1), sno::kBytes);
-}
-
-int fast_cmp(Datum a, Datum b, SortSupport) {
-  return std::memcmp(DatumGetPointer(a), DatumGetPointer(b), sno::kBytes);
-}
-
-Datum bytea_datum(const uint8_t *bytes, size_t len) {
-  bytea *out = static_cast<bytea *>(palloc(VARHDRSZ + len));
-  SET_VARSIZE(out, VARHDRSZ + len);
-  std::memcpy(VARDATA(out), bytes, len);
-  return PointerGetDatum(out);
-}
+using Sno = FixedBytes<sno::kBytes>;
 
 [[noreturn]] pg_noinline void raise_bad_meta(int32 meta) {
   ereport(ERROR, (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
@@ -97,7 +66,7 @@ Datum issue(uint8_t meta) {
   const IssueStep r = issue_loop(env, kind);
   uint8_t bytes[sno::kBytes];
   sno::compose_issued(r.value, meta, static_cast<uint16_t>(kind.partition), bytes);
-  return sno_datum(bytes);
+  return Sno::datum(bytes);
 }
 
 }  // namespace
@@ -115,7 +84,7 @@ SNOWFLAKE_FUNCTION(sno_in) {
   const size_t len = std::strlen(text);
   uint8_t bytes[sno::kBytes];
   if (sno::is_hex_text(text, len)) {
-    if (likely(sno::decode_hex(text, len, bytes))) return sno_datum(bytes);
+    if (likely(sno::decode_hex(text, len, bytes))) return Sno::datum(bytes);
     SNOWFLAKE_ERETURN(fcinfo->context, (Datum)0,
                       (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
                        errmsg("invalid input syntax for type %s: \"%s\"", "sno", text),
@@ -123,7 +92,7 @@ SNOWFLAKE_FUNCTION(sno_in) {
                                  2 * sno::kBytes)));
   }
   const sno::TextParse p = sno::decode(text, len, bytes);
-  if (likely(p.status == sno::TextParse::kOk)) return sno_datum(bytes);
+  if (likely(p.status == sno::TextParse::kOk)) return Sno::datum(bytes);
   // Of the wrong length in characters, its length; of 16 characters, some of more than one
   // byte, its first character outside the alphabet.
   const size_t n = chars(text, len);
@@ -143,59 +112,32 @@ SNOWFLAKE_FUNCTION(sno_in) {
 
 SNOWFLAKE_FUNCTION(sno_out) {
   char *text = static_cast<char *>(palloc(sno::kTextLen + 1));
-  sno::encode(arg_sno(fcinfo, 0), text);
+  sno::encode(Sno::arg(fcinfo, 0), text);
   text[sno::kTextLen] = '\0';
   PG_RETURN_CSTRING(text);
 }
 
-SNOWFLAKE_FUNCTION(sno_recv) {
-  StringInfo buf = reinterpret_cast<StringInfo>(PG_GETARG_POINTER(0));
-  return sno_datum(reinterpret_cast<const uint8_t *>(pq_getmsgbytes(buf, sno::kBytes)));
-}
+SNOWFLAKE_FUNCTION(sno_recv) { return Sno::recv(fcinfo); }
+SNOWFLAKE_FUNCTION(sno_send) { return Sno::send(fcinfo); }
 
-SNOWFLAKE_FUNCTION(sno_send) {
-  StringInfoData buf;
-  pq_begintypsend(&buf);
-  pq_sendbytes(&buf, reinterpret_cast<const char *>(arg_sno(fcinfo, 0)), sno::kBytes);
-  PG_RETURN_BYTEA_P(pq_endtypsend(&buf));
-}
+SNOWFLAKE_FUNCTION(sno_cmp) { return Int32GetDatum(Sno::cmp(fcinfo)); }
+SNOWFLAKE_FUNCTION(sno_eq) { return BoolGetDatum(Sno::cmp(fcinfo) == 0); }
+SNOWFLAKE_FUNCTION(sno_ne) { return BoolGetDatum(Sno::cmp(fcinfo) != 0); }
+SNOWFLAKE_FUNCTION(sno_lt) { return BoolGetDatum(Sno::cmp(fcinfo) < 0); }
+SNOWFLAKE_FUNCTION(sno_le) { return BoolGetDatum(Sno::cmp(fcinfo) <= 0); }
+SNOWFLAKE_FUNCTION(sno_gt) { return BoolGetDatum(Sno::cmp(fcinfo) > 0); }
+SNOWFLAKE_FUNCTION(sno_ge) { return BoolGetDatum(Sno::cmp(fcinfo) >= 0); }
+SNOWFLAKE_FUNCTION(sno_smaller) { return Sno::smaller(fcinfo); }
+SNOWFLAKE_FUNCTION(sno_larger) { return Sno::larger(fcinfo); }
+SNOWFLAKE_FUNCTION(sno_sortsupport) { return Sno::sortsupport(fcinfo); }
+SNOWFLAKE_FUNCTION(sno_hash) { return Sno::hash(fcinfo); }
+SNOWFLAKE_FUNCTION(sno_hash_extended) { return Sno::hash_extended(fcinfo); }
 
-SNOWFLAKE_FUNCTION(sno_cmp) { return Int32GetDatum(cmp(fcinfo)); }
-SNOWFLAKE_FUNCTION(sno_eq) { return BoolGetDatum(cmp(fcinfo) == 0); }
-SNOWFLAKE_FUNCTION(sno_ne) { return BoolGetDatum(cmp(fcinfo) != 0); }
-SNOWFLAKE_FUNCTION(sno_lt) { return BoolGetDatum(cmp(fcinfo) < 0); }
-SNOWFLAKE_FUNCTION(sno_le) { return BoolGetDatum(cmp(fcinfo) <= 0); }
-SNOWFLAKE_FUNCTION(sno_gt) { return BoolGetDatum(cmp(fcinfo) > 0); }
-SNOWFLAKE_FUNCTION(sno_ge) { return BoolGetDatum(cmp(fcinfo) >= 0); }
-SNOWFLAKE_FUNCTION(sno_smaller) { return PG_GETARG_DATUM(cmp(fcinfo) <= 0 ? 0 : 1); }
-SNOWFLAKE_FUNCTION(sno_larger) { return PG_GETARG_DATUM(cmp(fcinfo) >= 0 ? 0 : 1); }
-
-SNOWFLAKE_FUNCTION(sno_sortsupport) {
-  SortSupport ssup = reinterpret_cast<SortSupport>(PG_GETARG_POINTER(0));
-  ssup->comparator = fast_cmp;
-  PG_RETURN_VOID();
-}
-
-SNOWFLAKE_FUNCTION(sno_hash) { return hash_any(arg_sno(fcinfo, 0), sno::kBytes); }
-
-SNOWFLAKE_FUNCTION(sno_hash_extended) {
-  return hash_any_extended(arg_sno(fcinfo, 0), sno::kBytes, PG_GETARG_INT64(1));
-}
-
-SNOWFLAKE_FUNCTION(sno_to_bytea) { return bytea_datum(arg_sno(fcinfo, 0), sno::kBytes); }
-
-SNOWFLAKE_FUNCTION(bytea_to_sno) {
-  const bytea *in = PG_GETARG_BYTEA_PP(0);
-  const size_t len = VARSIZE_ANY_EXHDR(in);
-  if (len != sno::kBytes)
-    ereport(ERROR, (errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
-                    errmsg("invalid length for a sno: %zu bytes", len),
-                    errdetail("A sno is %zu bytes.", sno::kBytes)));
-  return sno_datum(reinterpret_cast<const uint8_t *>(VARDATA_ANY(in)));
-}
+SNOWFLAKE_FUNCTION(sno_to_bytea) { return Sno::to_bytea(fcinfo); }
+SNOWFLAKE_FUNCTION(bytea_to_sno) { return Sno::from_bytea(fcinfo, "a sno", "A sno"); }
 
 SNOWFLAKE_FUNCTION(sno_decode) {
-  const sno::Fields f = sno::fields(arg_sno(fcinfo, 0));
+  const sno::Fields f = sno::fields(Sno::arg(fcinfo, 0));
   const Datum values[5] = {
       TimestampTzGetDatum(unix_ms_to_timestamptz(sno::units_to_unix_ms(f.units))),
       Int32GetDatum(f.meta), Int32GetDatum(f.partition), Int32GetDatum(f.sequence),
@@ -205,7 +147,7 @@ SNOWFLAKE_FUNCTION(sno_decode) {
 
 SNOWFLAKE_FUNCTION(sno_timestamp) {
   return TimestampTzGetDatum(
-      unix_ms_to_timestamptz(sno::units_to_unix_ms(sno::fields(arg_sno(fcinfo, 0)).units)));
+      unix_ms_to_timestamptz(sno::units_to_unix_ms(sno::fields(Sno::arg(fcinfo, 0)).units)));
 }
 
 SNOWFLAKE_FUNCTION(sno_at) {
@@ -215,5 +157,5 @@ SNOWFLAKE_FUNCTION(sno_at) {
                     errmsg("timestamp is outside the range of sno IDs"),
                     errdetail("sno IDs cover 2010-01-01 00:00:00 UTC to 2079-09-07 "
                               "15:47:35.551 UTC, in 4 ms units.")));
-  return sno_datum(bytes);
+  return Sno::datum(bytes);
 }

@@ -81,7 +81,7 @@ struct SnowflakeKind {
     // A block that waited in line long enough has these shards to itself (block_line.hpp).
     if (unlikely(state.line.singles_paused(shard >= 0 ? shard_span(static_cast<uint32_t>(shard), 1)
                                                       : shard_span(first, count))))
-      return IssueStep{Step::kWait, 1, 0};
+      return IssueStep{Step::kInLine, 1, 0};
     const Limits limits{static_cast<uint64_t>(max_lead_ms), kMaxTimeMs,
                         limit_since(in.limit_unix_ms, epoch)};
     const uint64_t now_ms = in.now_unix_ms - epoch;

@@ -84,6 +84,12 @@ class IssueEnv {
     if (reservation_ != nullptr) reservation_->lead_waits.fetch_add(1, std::memory_order_relaxed);
     glue::wait_for_clock(ms);
   }
+  // Behind a block in line (or a block's pause of single IDs): counted as a lead wait, under a
+  // wait event of its own.
+  void wait_in_line(uint64_t ms) {
+    if (reservation_ != nullptr) reservation_->lead_waits.fetch_add(1, std::memory_order_relaxed);
+    glue::wait_in_line(ms);
+  }
   void after_issue(uint64_t high_unix_ms, uint64_t now_unix_ms) {
     glue::after_issue(reservation_, high_unix_ms, now_unix_ms);
   }

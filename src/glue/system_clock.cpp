@@ -98,12 +98,21 @@ static uint32 max_lead_wait_event() {
   return named_wait_event("SnowflakeMaxLead", &event);
 }
 
-void wait_for_clock(uint64_t ms) {
+// A wait behind a block in line (core/block_line.hpp).
+static uint32 block_line_wait_event() {
+  static uint32 event = 0;
+  return named_wait_event("SnowflakeBlockLine", &event);
+}
+
+static void wait_ms(uint64_t ms, uint32 event) {
   const long timeout = ms > 1000 ? 1000 : static_cast<long>(ms);
-  (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, timeout,
-                  max_lead_wait_event());
+  (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, timeout, event);
   ResetLatch(MyLatch);
   CHECK_FOR_INTERRUPTS();
 }
+
+void wait_for_clock(uint64_t ms) { wait_ms(ms, max_lead_wait_event()); }
+
+void wait_in_line(uint64_t ms) { wait_ms(ms, block_line_wait_event()); }
 
 }  // namespace snowflake::glue

@@ -66,5 +66,7 @@ uint32 named_wait_event(const char *name, uint32 *cache);
 // Sleeps about ms milliseconds, or less; a cancel, statement_timeout or postmaster death ends
 // the wait.
 void wait_for_clock(uint64_t ms);
+// A wait behind a block in line: ms, at most 1 s; wait event SnowflakeBlockLine.
+void wait_in_line(uint64_t ms);
 
 }  // namespace snowflake::glue

@@ -19,6 +19,12 @@ inline TimestampTz unix_ms_to_timestamptz(int64_t unix_ms) {
 // Floor of a finite timestamptz in Unix milliseconds; ERROR for infinity.
 int64_t timestamptz_to_unix_ms(TimestampTz ts);
 
+// The Unix second a timestamptz falls in (rounded down, before 1970 too).
+inline int64_t timestamptz_to_unix_s(TimestampTz ts) {
+  const int64_t ms = timestamptz_to_unix_ms(ts);
+  return ms / 1000 - (ms % 1000 < 0 ? 1 : 0);
+}
+
 // The same, checked to fit 48 bits (UUIDv7 and ULID): 1970 to the year 10889.
 uint64_t timestamptz_to_unix_ms48(TimestampTz ts);
 

@@ -9,21 +9,18 @@
 # node-postgres with COPY); the Go allocator (clients/go/snowflakeblock) through database/sql
 # with lib/pq and pgx v4, 16 goroutines and a service's handler (goblocks/, built offline);
 # the Java allocator (clients/java) through JDBC, 16 threads and JDBC batches (java/, compiled
-# with Debian's JDK and pgjdbc, over loopback TCP, JDBC having no Unix sockets); and sno and xid
-# against their reference implementations (test_snoref.sh, with snoref/ built offline from the
-# vendored muyo/sno and Debian's rs/xid); and muyo/sno's sno.ID through Go's database/sql with
-# lib/pq and pgx v4 (snogo/, built offline from the vendored muyo/sno and Debian's drivers).
-# Exits non-zero when any of the thirteen fails.
+# with Debian's JDK and pgjdbc, over loopback TCP, JDBC having no Unix sockets); and sno against
+# its reference implementation (test_snoref.sh, with snoref/ built offline from the vendored
+# muyo/sno); and muyo/sno's sno.ID through Go's database/sql with lib/pq and pgx v4 (snogo/,
+# built offline from the vendored muyo/sno and Debian's drivers); and rsxid and ksuid against
+# rs/xid and segmentio/ksuid (test_xidref.sh, with xidref/ built offline from Debian's).
+# Exits non-zero when any of the fourteen fails.
 source "$(dirname "$0")/../../scripts/common.sh"
+source "$ROOT/scripts/clients.sh"
 
-# Debian's Node.js and npm, unless the machine has a node and an npm already (NodeSource's
-# nodejs, for one, provides npm and conflicts with Debian's npm package).
-node_packages=(nodejs npm)
-if command -v node >/dev/null && command -v npm >/dev/null; then node_packages=(); fi
 install_packages python3 python3-psycopg python3-psycopg2 python3-sqlalchemy python3-django \
-  python3-cryptography openssl golang-go golang-github-rs-xid-dev golang-github-lib-pq-dev \
-  golang-github-jackc-pgx-v4-dev default-jdk-headless libpostgresql-jdbc-java \
-  ${node_packages[@]+"${node_packages[@]}"}
+  python3-cryptography openssl golang-github-rs-xid-dev golang-github-segmentio-ksuid-dev \
+  "${client_packages[@]}"
 installed_only
 ensure_server_user
 prepare_work
@@ -31,13 +28,11 @@ build_and_install
 
 DIR=$WORK/tree/test/drivers
 SHARD=37
-log "node $(node --version), npm $(npm --version): npm ci in $DIR"
-as_user env npm_config_cache="$WORK/npm-cache" npm_config_update_notifier=false \
-  npm ci --prefix "$DIR" --no-audit --no-fund >/dev/null
+npm_ci_drivers
 
-# snoref, the sno and xid judges, built offline in the work folder: muyo/sno from the vendored
-# snapshot and Debian's rs/xid beside a copy of snoref/, which its go.mod's replace directives
-# name; Go's caches in the work folder too. No version-control stamp: the work folder may sit
+# snoref, the sno judge, built offline in the work folder: muyo/sno from the vendored snapshot
+# beside a copy of snoref/, which its go.mod's replace directive names; Go's caches in the work
+# folder too. No version-control stamp: the work folder may sit
 # in a git checkout owned by another user than the server's, whose status git refuses to read.
 SNOREF=$WORK/snoref
 as_user rm -rf "$SNOREF"
@@ -45,10 +40,21 @@ as_user mkdir -p "$SNOREF/src"
 as_user cp "$DIR/snoref/main.go" "$DIR/snoref/go.mod" "$SNOREF/src/"
 as_user tar -xzf "$(vendor_file sno-a543713.tar.gz)" -C "$SNOREF/src"
 as_user mv "$SNOREF/src/sno-a543713" "$SNOREF/src/sno"
-as_user cp -r /usr/share/gocode/src/github.com/rs/xid "$SNOREF/src/xid"
 log "$(go version): building snoref"
 as_user env -C "$SNOREF/src" GOPROXY=off GOFLAGS="-mod=mod -buildvcs=false" GOTOOLCHAIN=local GOCACHE="$WORK/go-cache" \
   GOPATH="$WORK/go-path" go build -o "$SNOREF/snoref" .
+
+# xidref, the rsxid and ksuid judges, built the same way from Debian's rs/xid and
+# segmentio/ksuid, copied beside a copy of xidref/.
+XIDREF=$WORK/xidref
+as_user rm -rf "$XIDREF"
+as_user mkdir -p "$XIDREF/src"
+as_user cp "$DIR/xidref/main.go" "$DIR/xidref/go.mod" "$XIDREF/src/"
+as_user cp -r /usr/share/gocode/src/github.com/rs/xid "$XIDREF/src/xid"
+as_user cp -r /usr/share/gocode/src/github.com/segmentio/ksuid "$XIDREF/src/ksuid"
+log "building xidref"
+as_user env -C "$XIDREF/src" GOPROXY=off GOFLAGS="-mod=mod -buildvcs=false" GOTOOLCHAIN=local GOCACHE="$WORK/go-cache" \
+  GOPATH="$WORK/go-path" go build -o "$XIDREF/xidref" .
 
 # snogo, sno.ID through database/sql with lib/pq and pgx v4: built offline in GOPATH mode
 # (GO111MODULE=off), as Debian builds its Go packages, so that Debian's lib/pq and pgx v4
@@ -65,25 +71,9 @@ as_user env -C "$SNOGO/path/src/snogo" GO111MODULE=off GOPROXY=off GOFLAGS=-buil
   GOTOOLCHAIN=local GOCACHE="$WORK/go-cache" GOPATH="$SNOGO/path:/usr/share/gocode" \
   go build -o "$SNOGO/snogo" .
 
-# goblocks, the Go allocator's test, built as snogo is: the package from clients/go beside it
-# in a GOPATH of the work folder, Debian's lib/pq and pgx v4 after it.
-GOBLOCKS=$WORK/goblocks
-as_user rm -rf "$GOBLOCKS"
-as_user mkdir -p "$GOBLOCKS/path/src/goblocks"
-as_user cp -r "$WORK/tree/clients/go/snowflakeblock" "$GOBLOCKS/path/src/"
-as_user cp "$DIR"/goblocks/*.go "$GOBLOCKS/path/src/goblocks/"
-log "building goblocks"
-as_user env -C "$GOBLOCKS/path/src/goblocks" GO111MODULE=off GOPROXY=off GOFLAGS=-buildvcs=false \
-  GOTOOLCHAIN=local GOCACHE="$WORK/go-cache" GOPATH="$GOBLOCKS/path:/usr/share/gocode" \
-  go build -o "$GOBLOCKS/goblocks" .
-
-# The Java allocator, the batching recipe and their test, compiled against Debian's pgjdbc.
-JDBC_JAR=/usr/share/java/postgresql.jar
-JAVA_CLASSES=$WORK/java-blocks
-as_user rm -rf "$JAVA_CLASSES"
-log "$(javac -version 2>&1): compiling the Java allocator"
-as_user javac -Xlint:all -Werror -d "$JAVA_CLASSES" -cp "$JDBC_JAR" \
-  "$WORK/tree/clients/java/snowflake/IdBlocks.java" "$DIR"/java/*.java
+# goblocks, the Go allocator's test, and the Java allocator's (scripts/clients.sh).
+build_goblocks
+build_java_blocks
 
 # Two masking keys, 9 the active one, in a file only the server's user may read (the
 # server refuses any other mode); the masking test's client reads the same file.
@@ -129,11 +119,12 @@ drive "ID blocks in Go (lib/pq, pgx v4)" "$GOBLOCKS/goblocks"
 drive "ID blocks in Java (JDBC)" java -cp "$JAVA_CLASSES:$JDBC_JAR" BlocksTest \
   "jdbc:postgresql://127.0.0.1:$SERVER_PORT/postgres?user=postgres&reWriteBatchedInserts=true"
 drive "mask_key.sh uuidv47 (key on standard input)" bash test_mask_key.sh "$WORK/tree/scripts/mask_key.sh"
-drive "sno and xid against muyo/sno and rs/xid" bash test_snoref.sh "$SNOREF/snoref" "$PG_BIN/psql"
+drive "sno against muyo/sno" bash test_snoref.sh "$SNOREF/snoref" "$PG_BIN/psql"
 drive "muyo/sno through database/sql (lib/pq, pgx v4)" "$SNOGO/snogo"
+drive "rsxid and ksuid against rs/xid and segmentio/ksuid" bash test_xidref.sh "$XIDREF/xidref" "$PG_BIN/psql"
 
 if [ ${#failed[@]} -ne 0 ]; then
   echo "drivers failed: ${failed[*]}"
   exit 1
 fi
-echo "drivers: all thirteen passed"
+echo "drivers: all fourteen passed"

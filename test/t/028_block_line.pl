@@ -70,16 +70,29 @@ sub script
 my $loop_blocks = script('blocks', "SELECT count FROM snowflake_block(8192);\n");
 my $flat_out = script('singles', "SELECT count(snowflake()) FROM generate_series(1, 20000);\n");
 my ($bout, $berr, $sout, $serr) = ('', '', '', '');
+my $blocks_before = $node->safe_psql('postgres',
+	q{SELECT blocks FROM snowflake_streams() WHERE kind = 'snowflake' AND shard = 20});
 my $blocks = IPC::Run::start(
 	[ 'pgbench', '-n', '-T', '300', '-c', '1', '-f', $loop_blocks, $as_taker ],
 	'>', \$bout, '2>', \$berr);
 my $singles = IPC::Run::start(
 	[ 'pgbench', '-n', '-T', '300', '-c', '2', '-j', '2', '-f', $flat_out, $node->connstr('postgres') ],
 	'>', \$sout, '2>', \$serr);
-# Both competitors running: blocks counted, and the shard ahead of the clock.
-$node->poll_query_until('postgres', q{
-SELECT blocks > 100 AND lead_ms > 0 FROM snowflake_streams() WHERE kind = 'snowflake' AND shard = 20})
+# Both competitors running: the looping session's blocks counted, and the shard ahead of the
+# clock. (Each of its blocks waits in line for up to about 2 s beside the singles at capacity.)
+$node->poll_query_until('postgres', qq{
+SELECT blocks > $blocks_before + 2 AND lead_ms > 0 FROM snowflake_streams() WHERE kind = 'snowflake' AND shard = 20})
   or die "the competitors did not start: $berr $serr";
+# Sessions behind a block (single IDs paused for the looping session's block, or a block
+# behind another) wait under a wait event of their own, not SnowflakeMaxLead's (named wait
+# events: 17 and later).
+SKIP:
+{
+	skip 'named wait events: PostgreSQL 17 and later', 1 if $node->pg_version < 17;
+	ok( $node->poll_query_until('postgres', q{
+SELECT count(*) > 0 FROM pg_stat_activity WHERE wait_event = 'SnowflakeBlockLine'}),
+		'a session behind a block in line shows the wait event SnowflakeBlockLine');
+}
 my @waits;
 for my $round (1 .. 3)
 {
@@ -101,7 +114,7 @@ SET statement_timeout = '60s';
 SELECT count(snowflake()) FROM generate_series(1, 3000)}),
 	'3000', 'snowflake() is served beside the line');
 $node->poll_query_until('postgres', qq{
-SELECT blocks > $blocks0 + 5 FROM snowflake_streams() WHERE kind = 'snowflake' AND shard = 20})
+SELECT blocks > $blocks0 + 2 FROM snowflake_streams() WHERE kind = 'snowflake' AND shard = 20})
   or die 'the looping session stopped';
 pass('the looping session goes on taking blocks');
 $_->kill_kill for $blocks, $singles;

@@ -70,6 +70,11 @@ struct FakeEnv {
     now_unix_ms += ms;
     mono_ns += static_cast<int64_t>(ms) * 1000000;
   }
+  void wait_in_line(uint64_t ms) {
+    log.push_back("in line " + std::to_string(ms));
+    now_unix_ms += ms;
+    mono_ns += static_cast<int64_t>(ms) * 1000000;
+  }
   void after_issue(uint64_t high, uint64_t now) {
     after_issue_high = high;
     after_issue_now = now;
@@ -298,7 +303,7 @@ TEST(BlockLineTest, AWaitingBlockHoldsItsPlaceAndLaterOnesGoBehind) {
   // A small block would fit, but goes behind it.
   r = line_take_block<kSeqBits>(l.line, small, &s, 1, kSpan, floor, 10, 100, 1000,
                                 lead_limits(100));
-  EXPECT_EQ(r.block.step, Step::kWait);
+  EXPECT_EQ(r.block.step, Step::kInLine);
   EXPECT_EQ(r.block.value, 1u);
   EXPECT_GE(small.slot, 0);
   EXPECT_GT(small.ticket, first.ticket);
@@ -306,7 +311,7 @@ TEST(BlockLineTest, AWaitingBlockHoldsItsPlaceAndLaterOnesGoBehind) {
   // The clock reaches the stream: the head takes; the next in line then.
   r = line_take_block<kSeqBits>(l.line, small, &s, 1, kSpan, floor, 10, 150, 1050,
                                 lead_limits(100));
-  EXPECT_EQ(r.block.step, Step::kWait);  // not its turn yet
+  EXPECT_EQ(r.block.step, Step::kInLine);  // not its turn yet
   r = line_take_block<kSeqBits>(l.line, first, &s, 1, kSpan, floor, 100 * 1024 - 1022, 150, 1050,
                                 lead_limits(100));
   EXPECT_EQ(r.block.step, Step::kIssued);

@@ -469,6 +469,10 @@ struct LoopEnv {
     log.push_back("wait " + std::to_string(ms));
     now += ms;
   }
+  void wait_in_line(uint64_t ms) {
+    log.push_back("in line " + std::to_string(ms));
+    now += ms;
+  }
   void after_issue(uint64_t high, uint64_t at) {
     log.push_back("issued " + std::to_string(high) + " " + std::to_string(at));
   }

@@ -246,7 +246,75 @@ func service(ctx context.Context, db *sql.DB) (string, error) {
 	return fmt.Sprintf("%d orders, %d lines", nOrders, nLines), err
 }
 
+// The benchmark's part (bench/blocks.sh): keys for 1,000,000 parents and 3,000,000 children
+// handed out by one IDBlocks of blocks of 1,000 to 8 goroutines, each asking for a batch's
+// 4,000 at a time; a line per driver.
+func bench(total int) error {
+	for _, d := range []struct{ name, driver string }{{"lib/pq", "postgres"}, {"pgx v4", "pgx"}} {
+		db, err := sql.Open(d.driver, "sslmode=disable")
+		if err != nil {
+			return err
+		}
+		ctx := context.Background()
+		if _, err := db.ExecContext(ctx, "SELECT snowflake()"); err != nil {
+			return err
+		}
+		blocks := 0
+		take := snowflakeblock.FromDB(db)
+		keys := snowflakeblock.New(func(ctx context.Context, n int) (int64, int64, int, error) {
+			blocks++ // one block at a time: under the allocator's lock
+			return take(ctx, n)
+		}, 1000, snowflakeblock.Largest)
+		var handed int64
+		var mu sync.Mutex
+		errs := make([]error, 8)
+		var wg sync.WaitGroup
+		t0 := time.Now()
+		for g := range errs {
+			wg.Add(1)
+			go func(g int) {
+				defer wg.Done()
+				for {
+					mu.Lock()
+					if handed >= int64(total) {
+						mu.Unlock()
+						return
+					}
+					handed += 4000
+					mu.Unlock()
+					if _, errs[g] = keys.NextN(ctx, 4000); errs[g] != nil {
+						return
+					}
+				}
+			}(g)
+		}
+		wg.Wait()
+		took := time.Since(t0).Seconds()
+		db.Close()
+		for _, err := range errs {
+			if err != nil {
+				return err
+			}
+		}
+		fmt.Printf("| Go `IDBlocks`, database/sql with %s, 8 goroutines | %d | %.2f | %.0f | %d |\n",
+			d.name, handed, took, float64(handed)/took, blocks)
+	}
+	return nil
+}
+
 func main() {
+	if len(os.Args) == 3 && os.Args[1] == "bench" {
+		var total int
+		if _, err := fmt.Sscan(os.Args[2], &total); err != nil {
+			fmt.Println(err)
+			os.Exit(2)
+		}
+		if err := bench(total); err != nil {
+			fmt.Println(err)
+			os.Exit(1)
+		}
+		return
+	}
 	passed, failed := 0, 0
 	report := func(name string, figures string, err error) {
 		if err != nil {

@@ -209,9 +209,65 @@ public final class BlocksTest {
     }
   }
 
-  public static void main(String[] args) {
+  /**
+   * The benchmark's part (bench/blocks.sh): keys for 1,000,000 parents and 3,000,000 children
+   * handed out by one IdBlocks of blocks of 1,000 to 8 threads, each asking for a batch's 4,000
+   * at a time; the blocks come through one open connection, as from a pool.
+   */
+  static void bench(long total) throws Exception {
+    try (Connection c = ds.getConnection()) {
+      AtomicInteger blocks = new AtomicInteger();
+      IdBlocks.Take fromPool = IdBlocks.from(ds);
+      IdBlocks.Take take =
+          n -> {
+            blocks.incrementAndGet();
+            try (PreparedStatement s = c.prepareStatement("SELECT snowflake_block_array(?)")) {
+              s.setInt(1, n);
+              try (ResultSet r = s.executeQuery()) {
+                r.next();
+                Long[] boxed = (Long[]) r.getArray(1).getArray();
+                long[] ids = new long[boxed.length];
+                for (int i = 0; i < ids.length; i++) ids[i] = boxed[i];
+                return ids;
+              }
+            }
+          };
+      fromPool.block(1); // the first reservation: not part of the time
+      IdBlocks keys = new IdBlocks(take, 1000, IdBlocks.LARGEST);
+      AtomicInteger handed = new AtomicInteger();
+      List<Thread> threads = new ArrayList<>();
+      List<Exception> errors = Collections.synchronizedList(new ArrayList<>());
+      long t0 = System.nanoTime();
+      for (int t = 0; t < 8; t++) {
+        Thread th =
+            new Thread(
+                () -> {
+                  try {
+                    while (handed.getAndAdd(4000) < total) keys.next(4000);
+                  } catch (Exception e) {
+                    errors.add(e);
+                  }
+                });
+        threads.add(th);
+        th.start();
+      }
+      for (Thread th : threads) th.join();
+      double took = (System.nanoTime() - t0) / 1e9;
+      if (!errors.isEmpty()) throw errors.get(0);
+      long keysHanded = Math.min(handed.get(), total + 0L);
+      System.out.printf(
+          "| Java `IdBlocks`, JDBC (`snowflake_block_array`), 8 threads | %d | %.2f | %.0f | %d |%n",
+          keysHanded, took, keysHanded / took, blocks.get());
+    }
+  }
+
+  public static void main(String[] args) throws Exception {
     ds = new PGSimpleDataSource();
     ds.setURL(args[0]);
+    if (args.length == 3 && args[1].equals("bench")) {
+      bench(Long.parseLong(args[2]));
+      return;
+    }
     check("the documented code is this code", BlocksTest::documented);
     check("a block's array is snowflake_block_ids() of its ends", BlocksTest::arrays);
     check("one IdBlocks, " + THREADS + " threads", BlocksTest::threads);

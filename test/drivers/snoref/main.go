@@ -1,4 +1,4 @@
-// snoref: the reference implementations' side of the sno and xid tests (test_snoref.sh).
+// snoref: the reference implementation's side of the sno tests (test_snoref.sh).
 //
 //	snoref check-server GAP_MS < rows   reads the server's snos, one a line: n, the call's
 //	                                    start and end (Unix ms), the metabyte asked, the
@@ -9,8 +9,6 @@
 //	                                    partitions 1 and 65000): text, hex, Unix ms, meta,
 //	                                    partition, sequence, tick; then "sorted" and the texts
 //	                                    in the reference's order
-//	snoref make-xids                    prints 3,000 xids of rs/xid: text, hex, Unix s,
-//	                                    machine hex, pid, counter
 package main
 
 import (
@@ -24,7 +22,6 @@ import (
 	"time"
 
 	"github.com/muyo/sno"
-	"github.com/rs/xid"
 )
 
 func fail(format string, args ...interface{}) {
@@ -133,23 +130,9 @@ func makeSnos() {
 	}
 }
 
-func makeXids() {
-	r := rand.New(rand.NewSource(37))
-	for i := 0; i < 3000; i++ {
-		var id xid.ID
-		if i%2 == 0 {
-			id = xid.New()
-		} else {
-			id = xid.NewWithTime(time.Unix(r.Int63n(1<<32), 0))
-		}
-		fmt.Printf("%s\t%s\t%d\t%s\t%d\t%d\n", id.String(), hex.EncodeToString(id.Bytes()),
-			id.Time().Unix(), hex.EncodeToString(id.Machine()), id.Pid(), id.Counter())
-	}
-}
-
 func main() {
 	if len(os.Args) < 2 {
-		fail("usage: snoref check-server GAP_MS | make-snos | make-xids")
+		fail("usage: snoref check-server GAP_MS | make-snos")
 	}
 	switch os.Args[1] {
 	case "check-server":
@@ -159,8 +142,6 @@ func main() {
 		checkServer(atoi(os.Args[2]))
 	case "make-snos":
 		makeSnos()
-	case "make-xids":
-		makeXids()
 	default:
 		fail("unknown command %q", os.Args[1])
 	}
