@@ -47,6 +47,17 @@ class RandomStream {
   void seed(const uint8_t seed[ChaCha20::kSeedBytes]) noexcept;
   bool seeded() const noexcept { return seeded_; }
 
+  // The next N bytes (N at most 64), erased from the buffer as next_u64's: a KSUID's 11.
+  template <size_t N>
+  void next_bytes(uint8_t out[N]) noexcept {
+    static_assert(N <= 64, "a few bytes at a time");
+    if (pos_ > kBufferBytes - N) refill();
+    uint8_t *const bytes = reinterpret_cast<uint8_t *>(buffer_) + pos_;
+    std::memcpy(out, bytes, N);
+    std::memset(bytes, 0, N);
+    pos_ += N;
+  }
+
   // The next 8 bytes (the path every ID takes: inline, fixed-size copies).
   uint64_t next_u64() noexcept {
     if (pos_ > kBufferBytes - sizeof(uint64_t)) refill();

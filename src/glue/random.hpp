@@ -18,5 +18,10 @@ inline uint64_t random_u64() {
   if (unlikely(random_stream_pid != MyProcPid)) seed_random_stream();
   return random_stream.next_u64();
 }
+template <size_t N>
+inline void random_bytes(uint8_t out[N]) {
+  if (unlikely(random_stream_pid != MyProcPid)) seed_random_stream();
+  random_stream.next_bytes<N>(out);
+}
 
 }  // namespace snowflake::glue

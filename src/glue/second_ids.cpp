@@ -58,32 +58,24 @@ IssueStep issue(SecondKind &kind, SharedState &state) {
   return issue_loop(env, kind);
 }
 
-Datum bytes_datum(const uint8_t *bytes, size_t len) {
-  uint8_t *out = static_cast<uint8_t *>(palloc(len));
-  std::memcpy(out, bytes, len);
-  return PointerGetDatum(out);
-}
-
 }  // namespace
 
 SNOWFLAKE_FUNCTION(rsxid_generate) {
   SharedState &state = generating_state();
   SecondKind kind{state.streams.rsxid, seconds::kXid, "rsxid", static_cast<uint32_t>(shard_id)};
   const IssueStep r = issue(kind, state);
-  uint8_t bytes[seconds::kXidBytes];
-  seconds::compose_xid(r.value, kind.shard, static_cast<uint32_t>(PostmasterPid), bytes);
-  return bytes_datum(bytes, sizeof bytes);
+  // The type's value is the bytes themselves (fixed length, no header): composed in place.
+  uint8_t *out = static_cast<uint8_t *>(palloc(seconds::kXidBytes));
+  seconds::compose_xid(r.value, kind.shard, static_cast<uint32_t>(PostmasterPid), out);
+  return PointerGetDatum(out);
 }
 
 SNOWFLAKE_FUNCTION(ksuid_generate) {
   SharedState &state = generating_state();
   SecondKind kind{state.streams.ksuid, seconds::kKsuid, "ksuid", static_cast<uint32_t>(shard_id)};
   const IssueStep r = issue(kind, state);
-  uint8_t random[16];
-  const uint64_t a = random_u64(), b = random_u64();
-  std::memcpy(random, &a, 8);
-  std::memcpy(random + 8, &b, 8);
-  uint8_t bytes[seconds::kKsuidBytes];
-  seconds::compose_ksuid(r.value, kind.shard, random, bytes);
-  return bytes_datum(bytes, sizeof bytes);
+  uint8_t *out = static_cast<uint8_t *>(palloc(seconds::kKsuidBytes));
+  seconds::compose_ksuid(r.value, kind.shard, out);
+  random_bytes<seconds::kKsuidRandomBytes>(out + seconds::kKsuidRandomOffset);
+  return PointerGetDatum(out);
 }

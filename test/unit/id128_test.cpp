@@ -322,6 +322,23 @@ TEST(ChaCha20, StreamIsTheKeystreamWordSliced) {
   EXPECT_EQ(got, want);
 }
 
+TEST(ChaCha20, BytesAFewAtATimeAreTheStreamsBytes) {
+  // 11 then 5 bytes (a KSUID's random tail, then the rest of 16) as next_u64 gives them twice,
+  // over a batch's end: 32 pairs fill a batch of 512 bytes exactly.
+  uint8_t seed[ChaCha20::kSeedBytes] = {7};
+  RandomStream words, bytes;
+  words.seed(seed);
+  bytes.seed(seed);
+  for (int i = 0; i < 40; ++i) {
+    uint8_t want[16], got[16];
+    const uint64_t w[2] = {words.next_u64(), words.next_u64()};
+    std::memcpy(want, w, sizeof want);
+    bytes.next_bytes<11>(got);
+    bytes.next_bytes<5>(got + 11);
+    ASSERT_EQ(0, std::memcmp(want, got, sizeof want)) << i;
+  }
+}
+
 TEST(ChaCha20, DifferentSeedsDifferentStreams) {
   uint8_t s1[ChaCha20::kSeedBytes] = {}, s2[ChaCha20::kSeedBytes] = {};
   s2[43] = 1;  // the nonce's last byte

@@ -33,6 +33,12 @@ constexpr uint64_t kT = 1767225600000;
 constexpr uint64_t kTs = kT / 1000;
 
 uint64_t word(uint64_t second, uint64_t counter) { return second << kCounterBits | counter; }
+
+// A KSUID as ksuid() makes it: the stream's bytes, then the random tail.
+void ksuid_with(uint64_t w, uint32_t shard, const uint8_t *random, uint8_t *out) {
+  seconds::compose_ksuid(w, shard, out);
+  std::memcpy(out + seconds::kKsuidRandomOffset, random, seconds::kKsuidRandomBytes);
+}
 // A Unix second as the format's own.
 uint64_t own(uint64_t unix_s, const Format &f) { return unix_s - f.origin_unix_s; }
 
@@ -384,7 +390,7 @@ TEST(SecondStream, EachLayoutEndsAtItsLastSecond) {
     // The top value's bytes: all ones in the time and counter fields.
     uint8_t b[seconds::kKsuidBytes] = {};
     const uint8_t random[seconds::kKsuidRandomBytes] = {};
-    seconds::compose_ksuid(word(seconds::kMaxSeconds, kMaxCounter), 0, random, b);
+    ksuid_with(word(seconds::kMaxSeconds, kMaxCounter), 0, random, b);
     EXPECT_EQ(ksuid::unix_s(b), 5694967295);
   }
 }
@@ -415,7 +421,7 @@ TEST(SecondStream, KsuidBytesHoldTimeShardCounterAndRandomTail) {
   uint8_t random[seconds::kKsuidRandomBytes];
   for (size_t i = 0; i < sizeof random; ++i) random[i] = static_cast<uint8_t>(0xa0 + i);
   uint8_t b[seconds::kKsuidBytes];
-  seconds::compose_ksuid(word(own(kTs, kKsuid), 0x00ff01), 300, random, b);
+  ksuid_with(word(own(kTs, kKsuid), 0x00ff01), 300, random, b);
   EXPECT_EQ(ksuid::unix_s(b), static_cast<int64_t>(kTs));
   // Text round trip through the KSUID codec: every such value is a KSUID.
   char text[ksuid::kTextLen];
@@ -434,8 +440,8 @@ TEST(SecondStream, KsuidBytesHoldTimeShardCounterAndRandomTail) {
   std::memset(high, 0xff, sizeof high);
   std::memset(low, 0, sizeof low);
   uint8_t c[seconds::kKsuidBytes], d[seconds::kKsuidBytes];
-  seconds::compose_ksuid(word(7, 5), 2, high, c);
-  seconds::compose_ksuid(word(7, 6), 2, low, d);
+  ksuid_with(word(7, 5), 2, high, c);
+  ksuid_with(word(7, 6), 2, low, d);
   EXPECT_LT(std::memcmp(c, d, sizeof c), 0);
 }
 
