@@ -36,6 +36,7 @@
 #include "core/pg_free.hpp"
 
 #include "core/generator.hpp"
+#include "core/stream_shard.hpp"
 #include "core/id128.hpp"
 #include "core/ksuid_codec.hpp"
 #include "core/xid_codec.hpp"
@@ -67,10 +68,12 @@ struct alignas(64) Stream {
   // No value of an earlier run or holder is in a second that begins at or after this Unix
   // millisecond's: the stream starts at or after the first second that begins there.
   std::atomic<uint64_t> floor_unix_ms;
+  StreamOwner owner;  // the shard its values carry (stream_shard.hpp)
 
   void init() noexcept {
     last.store(0);
     floor_unix_ms.store(0);
+    owner.store(0);
   }
 };
 

@@ -49,11 +49,16 @@ struct alignas(64) UuidSlot {
   std::atomic<uint64_t> last;  // (unix ms << 12) | counter of the last UUIDv7, 0 before any
 };
 
+struct alignas(64) SnoSlot {
+  std::atomic<uint64_t> last;  // (4 ms unit << 16) | sequence of the last sno, 0 before any
+  StreamOwner owner;           // the partition its snos carry (stream_shard.hpp)
+};
+
 template <typename Lock>
 struct alignas(64) Streams128T {
   UuidSlot uuid;
   alignas(64) UlidSlotT<Lock> ulid;
-  UuidSlot sno;  // (4 ms unit << 16) | sequence of the last sno, 0 before any
+  SnoSlot sno;
   seconds::Stream rsxid;
   seconds::Stream ksuid;
 
@@ -61,6 +66,7 @@ struct alignas(64) Streams128T {
     uuid.last.store(0);
     ulid.init();
     sno.last.store(0);
+    sno.owner.store(0);
     rsxid.init();
     ksuid.init();
   }

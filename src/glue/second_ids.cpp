@@ -42,8 +42,12 @@ struct SecondKind {
 
   IssueStep step(const IssueInput &in) {
     if (in.lease_word != 0) shard = lease_word_first(in.lease_word);
-    const NextResult r = seconds::next(stream, in.now_unix_ms, static_cast<uint64_t>(max_lead_ms),
-                                       in.limit_unix_ms, format);
+    // Another shard than the stream's last goes to the next second (core/stream_shard.hpp).
+    const NextResult r =
+        issue_for_shard(stream.owner, stream.last, seconds::kMaxCounter, shard, [&] {
+          return seconds::next(stream, in.now_unix_ms, static_cast<uint64_t>(max_lead_ms),
+                               in.limit_unix_ms, format);
+        });
     return IssueStep{r.step, r.value,
                      r.step == Step::kIssued
                          ? seconds::issued_high_unix_ms(r.value, in.now_unix_ms, format)

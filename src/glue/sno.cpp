@@ -51,8 +51,14 @@ struct SnoKind {
 
   IssueStep step(const IssueInput &in) {
     if (in.lease_word != 0) partition = lease_word_first(in.lease_word);
-    const NextResult r = sno::next(state.streams.sno.last, in.now_unix_ms,
-                                   static_cast<uint64_t>(max_lead_ms), in.limit_unix_ms);
+    // Another partition than the stream's last goes to the next 4 ms unit
+    // (core/stream_shard.hpp).
+    const NextResult r =
+        issue_for_shard(state.streams.sno.owner, state.streams.sno.last,
+                        (uint64_t{1} << sno::kSeqBits) - 1, partition, [&] {
+                          return sno::next(state.streams.sno.last, in.now_unix_ms,
+                                           static_cast<uint64_t>(max_lead_ms), in.limit_unix_ms);
+                        });
     return IssueStep{r.step, r.value,
                      r.step == Step::kIssued ? sno::word_high_unix_ms(r.value) : 0};
   }

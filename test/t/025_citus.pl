@@ -128,6 +128,8 @@ $coord->safe_psql('postgres', q{
 CREATE TABLE t_sf (id bigint DEFAULT snowflake() PRIMARY KEY, path text NOT NULL, n int);
 CREATE TABLE t_v7 (id uuid DEFAULT snowflake_uuidv7() PRIMARY KEY, path text NOT NULL);
 CREATE TABLE t_ul (id ulid DEFAULT ulid() PRIMARY KEY, path text NOT NULL);
+CREATE TABLE t_x (id rsxid DEFAULT rsxid() PRIMARY KEY, path text NOT NULL);
+CREATE TABLE t_k (id ksuid DEFAULT ksuid() PRIMARY KEY, path text NOT NULL);
 -- The ID beside another distribution column: Citus enforces no UNIQUE (id) across shards.
 CREATE TABLE t_acct (account int NOT NULL, id bigint DEFAULT snowflake(), path text NOT NULL,
   PRIMARY KEY (account, id));
@@ -137,6 +139,8 @@ CREATE TABLE t_src (account int NOT NULL, n int NOT NULL);
 SELECT create_distributed_table('t_sf', 'id');
 SELECT create_distributed_table('t_v7', 'id');
 SELECT create_distributed_table('t_ul', 'id');
+SELECT create_distributed_table('t_x', 'id');
+SELECT create_distributed_table('t_k', 'id');
 SELECT create_distributed_table('t_acct', 'account');
 SELECT create_distributed_table('t_src', 'account', colocate_with := 't_acct');
 SELECT create_reference_table('t_ref');
@@ -185,6 +189,8 @@ sub insert_body
 	return "INSERT INTO t_sf (path) VALUES " . values_of($p, 50) . ";\n"
 	  . "INSERT INTO t_v7 (path) VALUES " . values_of($p, 50) . ";\n"
 	  . "INSERT INTO t_ul (path) VALUES " . values_of($p, 50) . ";\n"
+	  . "INSERT INTO t_x (path) VALUES " . values_of($p, 50) . ";\n"
+	  . "INSERT INTO t_k (path) VALUES " . values_of($p, 50) . ";\n"
 	  . "INSERT INTO t_acct (account, path) VALUES " . values_of($p, 50, 1) . ";\n"
 	  . "INSERT INTO t_ref (path) VALUES " . values_of($p, 10) . ";\n";
 }
@@ -281,13 +287,24 @@ my %expected = (    # path => rows written, and the nodes the IDs carry the shar
 	't_acct function' => '2000 w1 w2',
 	't_ref coord_insert' => '200 coord',
 	't_ref w1_insert' => '200 w1',
-	't_ref w2_insert' => '200 w2');
+	't_ref w2_insert' => '200 w2',
+	# rsxid() and ksuid(): the shard in the xid's machine id and at the head of the KSUID's payload
+	't_x coord_insert' => '1000 coord',
+	't_x w1_insert' => '1000 w1',
+	't_x w2_insert' => '1000 w2',
+	't_k coord_insert' => '1000 coord',
+	't_k w1_insert' => '1000 w1',
+	't_k w2_insert' => '1000 w2');
 my $paths = $coord->safe_psql('postgres', q{
-SELECT tbl, path, count(*), count(DISTINCT id),
-       string_agg(DISTINCT snowflake_shard(id)::text, ' ')
-  FROM (SELECT 't_sf' AS tbl, path, id FROM t_sf WHERE path <> 'before'
-        UNION ALL SELECT 't_acct', path, id FROM t_acct
-        UNION ALL SELECT 't_ref', path, id FROM t_ref) a
+SELECT tbl, path, count(*), count(DISTINCT id), string_agg(DISTINCT shard::text, ' ')
+  FROM (SELECT 't_sf' AS tbl, path, id::text AS id, snowflake_shard(id) AS shard
+          FROM t_sf WHERE path <> 'before'
+        UNION ALL SELECT 't_acct', path, id::text, snowflake_shard(id) FROM t_acct
+        UNION ALL SELECT 't_ref', path, id::text, snowflake_shard(id) FROM t_ref
+        UNION ALL SELECT 't_x', path, id::text, get_byte(d.machine, 1) << 8 | get_byte(d.machine, 2)
+          FROM t_x, rsxid_decode(id) d
+        UNION ALL SELECT 't_k', path, id::text, get_byte(d.payload, 0) << 8 | get_byte(d.payload, 1)
+          FROM t_k, ksuid_decode(id) d) a
  GROUP BY 1, 2 ORDER BY 1, 2});
 my %seen;
 foreach my $line (split /\n/, $paths)
@@ -301,7 +318,8 @@ is_deeply(\%seen, \%expected,
   or diag($paths);
 
 # Every row sits in the shard its ID hashes to (a DEFAULT evaluated after routing would not).
-foreach my $t ([ 't_sf', 'id' ], [ 't_v7', 'id' ], [ 't_ul', 'id' ], [ 't_acct', 'account' ])
+foreach my $t ([ 't_sf', 'id' ], [ 't_v7', 'id' ], [ 't_ul', 'id' ], [ 't_x', 'id' ], [ 't_k', 'id' ],
+	[ 't_acct', 'account' ])
 {
 	my ($table, $column) = @$t;
 	is( $coord->safe_psql(
@@ -324,8 +342,10 @@ my ($rows, $distinct) = split /\|/, $coord->safe_psql('postgres',
 is($distinct, $rows, "$rows bigint IDs over every table and path: none repeats");
 is($coord->safe_psql('postgres', q{
 SELECT (SELECT count(*) = count(DISTINCT id) FROM t_v7) AND (SELECT count(*) = count(DISTINCT id) FROM t_ul)
-   AND (SELECT count(*) FROM t_v7) > 0 AND (SELECT count(*) FROM t_ul) > 0}),
-	't', 'the uuid and ulid IDs repeat none either');
+   AND (SELECT count(*) = count(DISTINCT id) FROM t_x) AND (SELECT count(*) = count(DISTINCT id) FROM t_k)
+   AND (SELECT count(*) FROM t_v7) > 0 AND (SELECT count(*) FROM t_ul) > 0
+   AND (SELECT count(*) FROM t_x) > 0 AND (SELECT count(*) FROM t_k) > 0}),
+	't', 'the uuid, ulid, rsxid and ksuid IDs repeat none either');
 is($coord->safe_psql('postgres',
 		'SELECT count(*) FROM (SELECT id FROM t_acct GROUP BY id HAVING count(*) > 1) d'),
 	'0', 'where the ID is not the distribution column, a count over the cluster finds no repeat');
@@ -370,45 +390,54 @@ $coord->safe_psql('postgres', 'CREATE TABLE local_sf AS SELECT id FROM t_sf');
 is($on_workers, $coord->safe_psql('postgres', sprintf($agg, 'local_sf')),
 	'and give what the coordinator computes over the same rows');
 
-# ---- ulid and sno across nodes, in text and in binary.
+# ---- ulid, sno, rsxid and ksuid across nodes, in text and in binary.
 $coord->safe_psql('postgres', q{
 CREATE TABLE ul_local AS
-  SELECT n, ulid() AS u, sno_at(now() - n * interval '1 second') AS s FROM generate_series(1, 300) n;
-CREATE TABLE ul_by_n (n int, u ulid, s sno);
-CREATE TABLE ul_by_u (u ulid, s sno, n int);
-CREATE TABLE ul_by_s (s sno, u ulid, n int);
+  SELECT n, ulid() AS u, sno_at(now() - n * interval '1 second') AS s, rsxid() AS x, ksuid() AS k
+    FROM generate_series(1, 300) n;
+CREATE TABLE ul_by_n (n int, u ulid, s sno, x rsxid, k ksuid);
+CREATE TABLE ul_by_u (u ulid, s sno, n int, x rsxid, k ksuid);
+CREATE TABLE ul_by_s (s sno, u ulid, n int, x rsxid, k ksuid);
+CREATE TABLE ul_by_x (x rsxid, k ksuid, n int);
+CREATE TABLE ul_by_k (k ksuid, x rsxid, n int);
 SELECT create_distributed_table('ul_by_n', 'n');
 SELECT create_distributed_table('ul_by_u', 'u');
 SELECT create_distributed_table('ul_by_s', 's');
-INSERT INTO ul_by_n SELECT n, u, s FROM ul_local;
+SELECT create_distributed_table('ul_by_x', 'x');
+SELECT create_distributed_table('ul_by_k', 'k');
+INSERT INTO ul_by_n SELECT n, u, s, x, k FROM ul_local;
 });
 my $expect = $coord->safe_psql('postgres',
-	q{SELECT md5(string_agg(n || ' ' || u || ' ' || s, ',' ORDER BY n)) FROM ul_local});
+	q{SELECT md5(string_agg(n || ' ' || u || ' ' || s || ' ' || x || ' ' || k, ',' ORDER BY n)) FROM ul_local});
 foreach my $binary (qw(off on))
 {
 	my $set = "SET citus.enable_binary_protocol = $binary; SET citus.enable_repartition_joins = on;"
 	  . " SET citus.enable_repartitioned_insert_select = on;";
 	$coord->safe_psql('postgres', qq{$set
-TRUNCATE ul_by_u, ul_by_s;
-INSERT INTO ul_by_u SELECT u, s, n FROM ul_by_n;
-INSERT INTO ul_by_s SELECT s, u, n FROM ul_by_u;});
+TRUNCATE ul_by_u, ul_by_s, ul_by_x, ul_by_k;
+INSERT INTO ul_by_u SELECT u, s, n, x, k FROM ul_by_n;
+INSERT INTO ul_by_s SELECT s, u, n, x, k FROM ul_by_u;
+INSERT INTO ul_by_x SELECT x, k, n FROM ul_by_s;
+INSERT INTO ul_by_k SELECT k, x, n FROM ul_by_x;});
 	is( $coord->safe_psql(
 			'postgres', qq{$set
-SELECT md5(string_agg(a.n || ' ' || b.u || ' ' || c.s, ',' ORDER BY a.n))
-  FROM ul_by_n a JOIN ul_by_u b ON b.u = a.u JOIN ul_by_s c ON c.s = a.s AND c.u = b.u}),
-		$expect, "ulid and sno exact through repartitioned INSERT ... SELECT and joins, binary protocol $binary");
+SELECT md5(string_agg(a.n || ' ' || b.u || ' ' || c.s || ' ' || d.x || ' ' || e.k, ',' ORDER BY a.n))
+  FROM ul_by_n a JOIN ul_by_u b ON b.u = a.u JOIN ul_by_s c ON c.s = a.s AND c.u = b.u
+  JOIN ul_by_x d ON d.x = a.x JOIN ul_by_k e ON e.k = a.k AND e.x = d.x}),
+		$expect,
+		"ulid, sno, rsxid and ksuid exact through repartitioned INSERT ... SELECT and joins, binary protocol $binary");
 }
 # COPY in binary through the coordinator and a worker.
 $coord->safe_psql('postgres', qq{
-COPY (SELECT u, s, n FROM ul_local) TO '$base/ul.bin' (FORMAT binary);
+COPY (SELECT u, s, n, x, k FROM ul_local) TO '$base/ul.bin' (FORMAT binary);
 TRUNCATE ul_by_u;
 COPY ul_by_u FROM '$base/ul.bin' (FORMAT binary);});
 is($coord->safe_psql('postgres',
-		q{SELECT md5(string_agg(n || ' ' || u || ' ' || s, ',' ORDER BY n)) FROM ul_by_u}),
-	$expect, 'ulid and sno exact through a binary COPY on the coordinator');
+		q{SELECT md5(string_agg(n || ' ' || u || ' ' || s || ' ' || x || ' ' || k, ',' ORDER BY n)) FROM ul_by_u}),
+	$expect, 'ulid, sno, rsxid and ksuid exact through a binary COPY on the coordinator');
 $w2->safe_psql('postgres', qq{TRUNCATE ul_by_u; COPY ul_by_u FROM '$base/ul.bin' (FORMAT binary);});
 is($coord->safe_psql('postgres',
-		q{SELECT md5(string_agg(n || ' ' || u || ' ' || s, ',' ORDER BY n)) FROM ul_by_u}),
+		q{SELECT md5(string_agg(n || ' ' || u || ' ' || s || ' ' || x || ' ' || k, ',' ORDER BY n)) FROM ul_by_u}),
 	$expect, 'and on a worker');
 
 # ---- Masking: one key file on every node.

@@ -543,3 +543,48 @@ TEST(SecondStream, ThreadsSharingAStreamNeverShareASecondAndCounter) {
   EXPECT_EQ(std::adjacent_find(all.begin(), all.end()), all.end());
   EXPECT_EQ(all.back(), word(kTs, kThreads * kEach - 1));
 }
+
+// A stream's values for two shards, alternating within one second (sessions that set their own
+// snowflake.shard_id, a reload that changes it): each value above the last as bytes, each change
+// of shard starting a new second. (With the shard read per call alone, a value of shard 0 after
+// one of shard 3 in the same second sorted below it.)
+TEST(SecondStream, ValuesForAnotherShardGoToTheNextSecondInOrder) {
+  Fixture x(kXid);
+  x.lead_ms = 10000;
+  uint8_t prev[seconds::kXidBytes] = {};
+  for (int i = 0; i < 8; ++i) {
+    const uint32_t shard = i % 2 == 0 ? 3 : 0;
+    const NextResult r = issue_for_shard(x.s.owner, x.s.last, kMaxCounter, shard,
+                                         [&] { return x.next(kT + 10); });
+    ASSERT_EQ(r.step, Step::kIssued);
+    EXPECT_EQ(r.value, word(kTs + static_cast<uint64_t>(i), 0));
+    uint8_t cur[seconds::kXidBytes];
+    seconds::compose_xid(r.value, shard, 1, cur);
+    EXPECT_GT(std::memcmp(cur, prev, sizeof cur), 0) << "value " << i;
+    std::memcpy(prev, cur, sizeof cur);
+  }
+  // The same shard again: the same second, the next counter.
+  EXPECT_EQ(issue_for_shard(x.s.owner, x.s.last, kMaxCounter, 0, [&] { return x.next(kT + 10); })
+                .value,
+            word(kTs + 7, 1));
+}
+
+// A value taken while another session takes the stream over for its shard (between the value's
+// compare-and-swap and its check of the owner) is dropped and taken again, in the next second:
+// the other session's value is below it, as issued first.
+TEST(SecondStream, AValueTakenWhileTheStreamChangesShardIsTakenAgain) {
+  Fixture x(kXid);
+  x.lead_ms = 10000;
+  issue_for_shard(x.s.owner, x.s.last, kMaxCounter, 3, [&] { return x.next(kT); });
+  NextResult other{Step::kWait, 0};
+  int tries = 0;
+  const NextResult mine = issue_for_shard(x.s.owner, x.s.last, kMaxCounter, 3, [&] {
+    const NextResult r = x.next(kT);
+    if (++tries == 1)
+      other = issue_for_shard(x.s.owner, x.s.last, kMaxCounter, 0, [&] { return x.next(kT); });
+    return r;
+  });
+  EXPECT_EQ(tries, 2);
+  EXPECT_EQ(other.value, word(kTs + 1, 0));  // the dropped value was (kTs, 1)
+  EXPECT_EQ(mine.value, word(kTs + 2, 0));
+}
