@@ -36,10 +36,21 @@ SELECT count(*) AS events,
        (SELECT array_agg(item ORDER BY k) FROM events)
          = (SELECT array_agg('item ' || n ORDER BY n) FROM generate_series(1, 100) n) AS ksuid_order_is_insert_order
   FROM events;
--- a session's shard: snowflake.shard_id is the superuser's to set
+-- a session's shard: snowflake.shard_id is the superuser's to set; values for another shard
+-- than the stream's last go to the next second, so that each is above the one before it (as
+-- bytes: the shard comes before the counter), also when the shard goes back down
+CREATE TEMP TABLE by_shard (n int, x rsxid, k ksuid);
+INSERT INTO by_shard VALUES (1, rsxid(), ksuid());
 SET snowflake.shard_id = 300;
-SELECT (rsxid_decode(rsxid())).machine AS machine_300, substr((ksuid_decode(ksuid())).payload, 1, 2) AS payload_300;
+INSERT INTO by_shard VALUES (2, rsxid(), ksuid());
+SELECT (rsxid_decode(x)).machine AS machine_300, substr((ksuid_decode(k)).payload, 1, 2) AS payload_300
+  FROM by_shard WHERE n = 2;
 RESET snowflake.shard_id;
+INSERT INTO by_shard VALUES (3, rsxid(), ksuid());
+SELECT bool_and(x > px AND k > pk) AS each_above_the_last,
+       bool_and(rsxid_timestamp(x) > rsxid_timestamp(px)) AS each_shard_change_a_later_second
+  FROM (SELECT x, k, lag(x) OVER w AS px, lag(k) OVER w AS pk FROM by_shard WINDOW w AS (ORDER BY n)) s
+ WHERE px IS NOT NULL;
 -- each stream has its row in snowflake_streams(), with no shard (the server's), its last
 -- second and counter, and a lead of under a second past the clock's second
 SELECT kind, shard IS NULL AS no_shard, last_seq >= 0 AS counter,
