@@ -299,7 +299,7 @@ SELECT round(extract(epoch FROM snowflake_timestamp(snowflake()) - clock_timesta
 	return max(split /\|/, $out);
 }
 
-# One test: on $node, whose table ids (sf bigint, v7 uuid, ul ulid) holds IDs issued before
+# One test: on $node, whose table ids (sf bigint, v7 uuid, ul ulid, x rsxid, k ksuid) holds IDs issued before
 # (by it or the server it was copied from), 10,000 new IDs of every kind, and 10,000 of shard
 # $shard, are each above every old one of their kind and shard (snowflake IDs on the server's
 # own snowflake.shard_id and on $shard).
@@ -309,7 +309,8 @@ sub new_ids_above_old
 	return Test::More::is(
 		$node->safe_psql(
 			'postgres', qq{
-CREATE TABLE new_ids AS SELECT snowflake() AS sf, snowflake_uuidv7() AS v7, ulid() AS ul
+CREATE TABLE new_ids AS SELECT snowflake() AS sf, snowflake_uuidv7() AS v7, ulid() AS ul,
+    rsxid() AS x, ksuid() AS k
   FROM generate_series(1, 10000);
 INSERT INTO new_ids (sf) SELECT snowflake($shard) FROM generate_series(1, 10000);
 SELECT (SELECT min(sf) FROM new_ids WHERE snowflake_shard(sf) = s.own) > (SELECT max(sf) FROM ids WHERE snowflake_shard(sf) = s.own),
@@ -317,9 +318,11 @@ SELECT (SELECT min(sf) FROM new_ids WHERE snowflake_shard(sf) = s.own) > (SELECT
        (SELECT v7 FROM new_ids WHERE v7 IS NOT NULL ORDER BY v7 LIMIT 1)
          > (SELECT v7 FROM ids WHERE v7 IS NOT NULL ORDER BY v7 DESC LIMIT 1),
        (SELECT min(ul) FROM new_ids) > (SELECT max(ul) FROM ids),
+       (SELECT min(x) FROM new_ids) > (SELECT max(x) FROM ids),
+       (SELECT min(k) FROM new_ids) > (SELECT max(k) FROM ids),
        (SELECT count(*) FROM ids) > 0
   FROM (SELECT current_setting('snowflake.shard_id')::integer AS own) s}),
-		't|t|t|t|t', $name);
+		't|t|t|t|t|t|t', $name);
 }
 
 # The pids of $node's reservation writers. The writer needs no database connection, so it

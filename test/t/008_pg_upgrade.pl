@@ -36,10 +36,10 @@ $old->start;
 # that).
 $old->safe_psql('postgres', q{
 CREATE EXTENSION snowflake;
-CREATE TABLE ids (sf bigint, v7 uuid, ul ulid);
-INSERT INTO ids SELECT snowflake(), snowflake_uuidv7(), ulid() FROM generate_series(1, 10000);
+CREATE TABLE ids (sf bigint, v7 uuid, ul ulid, x rsxid, k ksuid);
+INSERT INTO ids SELECT snowflake(), snowflake_uuidv7(), ulid(), rsxid(), ksuid() FROM generate_series(1, 10000);
 INSERT INTO ids (sf) SELECT max(s) FROM (SELECT snowflake(9) AS s FROM generate_series(1, 3000000)) x;
-INSERT INTO ids SELECT snowflake(), snowflake_uuidv7(), ulid() FROM generate_series(1, 10000);
+INSERT INTO ids SELECT snowflake(), snowflake_uuidv7(), ulid(), rsxid(), ksuid() FROM generate_series(1, 10000);
 CREATE INDEX ids_ul ON ids (ul);
 });
 my $old_max_ms = $old->safe_psql('postgres',

@@ -25,7 +25,7 @@ snowflake.reservation_window = '100ms'
 $primary->start;
 $primary->safe_psql('postgres', q{
 CREATE EXTENSION snowflake;
-CREATE TABLE ids (sf bigint, v7 uuid, ul ulid);
+CREATE TABLE ids (sf bigint, v7 uuid, ul ulid, x rsxid, k ksuid);
 });
 # Before any ID: a point-in-time recovery from here replays every reservation.
 $primary->backup('early');
@@ -35,7 +35,7 @@ $primary->backup('early');
 # sequence holds 1,024 IDs a millisecond, and a backend makes several times that); its
 # highest ID goes into the table.
 $primary->safe_psql('postgres', q{
-INSERT INTO ids SELECT snowflake(), snowflake_uuidv7(), ulid() FROM generate_series(1, 10000);
+INSERT INTO ids SELECT snowflake(), snowflake_uuidv7(), ulid(), rsxid(), ksuid() FROM generate_series(1, 10000);
 DO $$
 DECLARE top bigint := 0;
 BEGIN
@@ -45,7 +45,7 @@ BEGIN
   END LOOP;
   INSERT INTO ids (sf) VALUES (top);
 END $$;
-INSERT INTO ids SELECT snowflake(), snowflake_uuidv7(), ulid() FROM generate_series(1, 10000);
+INSERT INTO ids SELECT snowflake(), snowflake_uuidv7(), ulid(), rsxid(), ksuid() FROM generate_series(1, 10000);
 });
 ok( $primary->safe_psql('postgres', q{SELECT lead_ms FROM snowflake_streams() WHERE shard = 9}) > 1000,
 	'shard 9 runs ahead of the clock on the primary');
@@ -80,7 +80,7 @@ my $file_reserved = $primary->safe_psql('postgres',
 	q{SELECT extract(epoch FROM max(reserved_until)) FROM snowflake_status()});
 sleep 1 while time < $file_reserved + 0.5;
 $primary->safe_psql('postgres', q{
-INSERT INTO ids SELECT snowflake(), snowflake_uuidv7(), ulid() FROM generate_series(1, 10000);
+INSERT INTO ids SELECT snowflake(), snowflake_uuidv7(), ulid(), rsxid(), ksuid() FROM generate_series(1, 10000);
 INSERT INTO ids (sf) SELECT max(s) FROM (SELECT snowflake(9) AS s FROM generate_series(1, 1000000)) x;
 });
 ok( $primary->safe_psql('postgres',
