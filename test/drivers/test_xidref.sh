@@ -147,6 +147,34 @@ server_ids_read ksuid "SELECT substr(sha256(n::text::bytea), 1, 20)::ksuid AS id
               FROM generate_series(0, 49710, 97) n" \
   "the server's text of $N KSUIDs of random bytes and 513 of ksuid_at()"
 
-psql_q -c 'DROP TABLE xidref_rsxids, xidref_ksuids, xidref_sorted, xidref_cases, xidref_read' \
+# 4. The server's generators: rsxid() and ksuid() values read by the libraries to the same bytes
+# and fields; each value's second, as the library reads it, within the call's (a value may be
+# up to a second ahead of the clock: a full second carries into the next, and a stream starts a
+# second on); rs/xid reads the server's shard as the machine id; and the library's order of
+# the bytes is the order of the calls.
+psql_q -c "CREATE TABLE xidref_made AS SELECT clock_timestamp() AS t0, NULL::timestamptz AS t1,
+                  n, rsxid() AS x, ksuid() AS k FROM generate_series(1, $N) n" \
+  -c 'UPDATE xidref_made SET t1 = clock_timestamp()'
+made_window_check() {  # made_window_check WHAT: the rows of xidref_read against the calls' window
+  check "$1" "$N|0" "$(psql_q -c "
+SELECT count(*), count(*) FILTER (WHERE to_timestamp(r.unix_s) < date_trunc('second', m.t0)
+                                     OR to_timestamp(r.unix_s) > m.t1 + interval '2 seconds')
+  FROM xidref_read r, (SELECT min(t0) AS t0, max(t1) AS t1 FROM xidref_made) m")"
+}
+server_ids_read rsxid "SELECT x AS id FROM xidref_made ORDER BY n" "$N values of rsxid()"
+made_window_check "rs/xid reads each rsxid()'s second within the calls' window"
+check "rs/xid reads the server's shard as the machine id of every rsxid()" "$N" \
+  "$(psql_q -c "SELECT count(*) FROM xidref_read WHERE a = lpad(to_hex(current_setting('snowflake.shard_id')::int), 6, '0')")"
+server_ids_read ksuid "SELECT k AS id FROM xidref_made ORDER BY n" "$N values of ksuid()"
+made_window_check "segmentio/ksuid reads each ksuid()'s second within the calls' window"
+# The libraries' byte order (sorted by the Go program) against the order of the calls.
+psql_q -F $'\t' -c "SELECT x::text FROM xidref_made ORDER BY random()" | "$xidref" sort-rsxids >"$tmp/sorted-x"
+psql_q -F $'\t' -c "SELECT k::text FROM xidref_made ORDER BY random()" | "$xidref" sort-ksuids >"$tmp/sorted-k"
+check "rs/xid sorts rsxid()'s values in the order of the calls" \
+  "$(psql_q -c 'SELECT x::text FROM xidref_made ORDER BY n')" "$(cat "$tmp/sorted-x")"
+check "segmentio/ksuid sorts ksuid()'s values in the order of the calls" \
+  "$(psql_q -c 'SELECT k::text FROM xidref_made ORDER BY n')" "$(cat "$tmp/sorted-k")"
+
+psql_q -c 'DROP TABLE xidref_rsxids, xidref_ksuids, xidref_sorted, xidref_cases, xidref_read, xidref_made' \
   -c 'DROP FUNCTION xidref_valid(text, regtype)'
 exit $failed

@@ -17,6 +17,8 @@
 //	xidref read-ksuids      line, and prints each with the library's reading of its fields
 //	                        (as make-*), or stops at the first the library reads otherwise:
 //	                        the hook for checking the server's generators
+//	xidref sort-rsxids      reads texts, one a line, and prints them in the library's order
+//	xidref sort-ksuids      (xid.Sort, ksuid.Sort)
 package main
 
 import (
@@ -92,6 +94,46 @@ func makeRsxids(n int) {
 	}
 	fmt.Println("sorted")
 	xid.Sort(ids)
+	for _, id := range ids {
+		fmt.Println(id.String())
+	}
+}
+
+// The texts of standard input, one a line.
+func textLines() []string {
+	var out []string
+	in := bufio.NewScanner(os.Stdin)
+	for in.Scan() {
+		out = append(out, in.Text())
+	}
+	return out
+}
+
+func sortRsxids() {
+	var ids []xid.ID
+	for _, t := range textLines() {
+		id, err := xid.FromString(t)
+		if err != nil {
+			fail("rs/xid refuses %q: %v", t, err)
+		}
+		ids = append(ids, id)
+	}
+	xid.Sort(ids)
+	for _, id := range ids {
+		fmt.Println(id.String())
+	}
+}
+
+func sortKsuids() {
+	var ids []ksuid.KSUID
+	for _, t := range textLines() {
+		id, err := ksuid.Parse(t)
+		if err != nil {
+			fail("segmentio/ksuid refuses %q: %v", t, err)
+		}
+		ids = append(ids, id)
+	}
+	ksuid.Sort(ids)
 	for _, id := range ids {
 		fmt.Println(id.String())
 	}
@@ -297,6 +339,10 @@ func main() {
 		readRsxids()
 	case "read-ksuids":
 		readKsuids()
+	case "sort-rsxids":
+		sortRsxids()
+	case "sort-ksuids":
+		sortKsuids()
 	default:
 		fail("unknown command %q", os.Args[1])
 	}
