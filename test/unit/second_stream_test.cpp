@@ -554,8 +554,8 @@ TEST(SecondStream, ValuesForAnotherShardGoToTheNextSecondInOrder) {
   uint8_t prev[seconds::kXidBytes] = {};
   for (int i = 0; i < 8; ++i) {
     const uint32_t shard = i % 2 == 0 ? 3 : 0;
-    const NextResult r = issue_for_shard(x.s.owner, x.s.last, kMaxCounter, shard,
-                                         [&] { return x.next(kT + 10); });
+    const NextResult r =
+        issue_for_shard(x.s.owner, x.s.last, kMaxCounter, shard, [&] { return x.next(kT + 10); });
     ASSERT_EQ(r.step, Step::kIssued);
     EXPECT_EQ(r.value, word(kTs + static_cast<uint64_t>(i), 0));
     uint8_t cur[seconds::kXidBytes];
@@ -564,9 +564,9 @@ TEST(SecondStream, ValuesForAnotherShardGoToTheNextSecondInOrder) {
     std::memcpy(prev, cur, sizeof cur);
   }
   // The same shard again: the same second, the next counter.
-  EXPECT_EQ(issue_for_shard(x.s.owner, x.s.last, kMaxCounter, 0, [&] { return x.next(kT + 10); })
-                .value,
-            word(kTs + 7, 1));
+  EXPECT_EQ(
+      issue_for_shard(x.s.owner, x.s.last, kMaxCounter, 0, [&] { return x.next(kT + 10); }).value,
+      word(kTs + 7, 1));
 }
 
 // A value taken while another session takes the stream over for its shard (between the value's
