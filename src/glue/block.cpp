@@ -95,8 +95,9 @@ pg_noinline void raise_not_a_block(const char *detail_format, long long a, long 
 
 // Counted per shard, for snowflake_status() and snowflake_streams(): in the backend while its
 // transaction runs, and in shared memory when it ends (committed or not: the IDs are taken
-// either way) or the backend exits, as PostgreSQL's own statistics are. Two atomic additions
-// on every call would cost a block call a third of what a snowflake() call costs.
+// either way) or the backend exits, as PostgreSQL's own statistics are: two atomic additions
+// on shared cache lines in every call were a good part of what a block call cost beyond a
+// snowflake() call.
 struct PendingCount {
   uint32_t shard;
   uint64_t blocks, ids;
