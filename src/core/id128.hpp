@@ -50,6 +50,16 @@ inline void store_be64(uint8_t *p, uint64_t v) noexcept {
   std::memcpy(p, &v, sizeof v);
 }
 
+// The lowest ID of a layout of n bytes that begins with 32 bits of seconds since origin_unix_s
+// (an xid's, a KSUID's): that second, then zeros. False outside the 32 bits.
+inline bool lowest_of_second(int64_t unix_s, int64_t origin_unix_s, uint8_t *out,
+                             size_t n) noexcept {
+  if (unix_s < origin_unix_s || unix_s - origin_unix_s > int64_t{UINT32_MAX}) return false;
+  std::memset(out, 0, n);
+  store_be64(out, static_cast<uint64_t>(unix_s - origin_unix_s) << 32);
+  return true;
+}
+
 inline u128 load_be128(const uint8_t *p) noexcept {
   return (u128{load_be64(p)} << 64) | load_be64(p + 8);
 }

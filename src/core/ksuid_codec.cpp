@@ -1,5 +1,7 @@
 #include "core/ksuid_codec.hpp"
 
+#include "core/id128.hpp"
+
 namespace snowflake::ksuid {
 
 namespace {
@@ -56,14 +58,7 @@ TextParse decode(const char *text, size_t len, uint8_t out[kBytes]) noexcept {
 }
 
 bool at_unix_s(int64_t unix_s, uint8_t out[kBytes]) noexcept {
-  if (unix_s < kEpochUnixS || unix_s - kEpochUnixS > int64_t{UINT32_MAX}) return false;
-  const uint32_t s = static_cast<uint32_t>(unix_s - kEpochUnixS);
-  for (size_t i = 0; i < kBytes; ++i) out[i] = 0;
-  out[0] = static_cast<uint8_t>(s >> 24);
-  out[1] = static_cast<uint8_t>(s >> 16);
-  out[2] = static_cast<uint8_t>(s >> 8);
-  out[3] = static_cast<uint8_t>(s);
-  return true;
+  return lowest_of_second(unix_s, kEpochUnixS, out, kBytes);
 }
 
 }  // namespace snowflake::ksuid

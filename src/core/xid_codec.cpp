@@ -1,5 +1,7 @@
 #include "core/xid_codec.hpp"
 
+#include "core/id128.hpp"
+
 #include "core/base32.hpp"
 
 namespace snowflake::xid {
@@ -53,14 +55,7 @@ TextParse decode(const char *text, size_t len, uint8_t out[kBytes]) noexcept {
 }
 
 bool at_unix_s(int64_t unix_s, uint8_t out[kBytes]) noexcept {
-  if (unix_s < 0 || unix_s > int64_t{UINT32_MAX}) return false;
-  const uint32_t s = static_cast<uint32_t>(unix_s);
-  for (size_t i = 0; i < kBytes; ++i) out[i] = 0;
-  out[0] = static_cast<uint8_t>(s >> 24);
-  out[1] = static_cast<uint8_t>(s >> 16);
-  out[2] = static_cast<uint8_t>(s >> 8);
-  out[3] = static_cast<uint8_t>(s);
-  return true;
+  return lowest_of_second(unix_s, 0, out, kBytes);
 }
 
 }  // namespace snowflake::xid
