@@ -47,8 +47,8 @@ REGRESS_OPTS = --temp-config=test/preload.conf --temp-instance=tmp_check_regress
 # The longest start first, so that run two at a time (prove -j2) they do not end the run alone.
 TAP_TESTS = 1
 TAP_LONGEST = $(wildcard test/t/017_*.pl test/t/013_*.pl test/t/020_*.pl test/t/004_*.pl)
-# test/t/025_citus.pl needs Citus built (scripts/citus.sh): the citus suite of scripts/test.sh
-# runs it, PROVE_TESTS=test/t/025_citus.pl here.
+# test/t/025_citus.pl needs Citus installed for the major under test (Citus is in no Debian
+# suite): the citus suite of scripts/test.sh runs it, PROVE_TESTS=test/t/025_citus.pl here.
 TAP_OWN_SUITE = test/t/025_citus.pl
 PROVE_TESTS ?= $(TAP_LONGEST) $(filter-out $(TAP_LONGEST) $(TAP_OWN_SUITE),$(wildcard test/t/*.pl))
 
@@ -104,12 +104,14 @@ endif
 
 .PHONY: install-released
 
-# Unit tests of the PostgreSQL-free core, with a fake clock; published test vectors
-# (test/vectors/) are read from this tree, wherever the tests run from.
+# Unit tests of the PostgreSQL-free core, with a fake clock. Published test vectors (the TypeID
+# spec's) are other projects' data, kept beside the repo in ../shared/vectors, not in it:
+# SNOWFLAKE_VECTORS names that folder (scripts/common.sh passes it, wherever the build runs).
+SNOWFLAKE_VECTORS ?= $(abspath $(srcdir)/../shared/vectors)
 UNIT_SRCS = $(wildcard test/unit/*.cpp) $(CORE_OBJS:.o=.cpp)
 test/unit/unit_tests: $(UNIT_SRCS) $(wildcard src/core/*.hpp)
 	$(CXX) -std=c++17 -O2 -g -Wall -Wextra $(WERROR) -pthread -Isrc -o $@ \
-		-DSNOWFLAKE_VECTORS_DIR='"$(CURDIR)/test/vectors"' \
+		-DSNOWFLAKE_VECTORS_DIR='"$(SNOWFLAKE_VECTORS)"' \
 		$(UNIT_SRCS) \
 		-lgtest -lgtest_main -lcurl -lcrypto
 
@@ -122,7 +124,7 @@ unitcheck: test/unit/unit_tests
 UNIT_TEST_OBJS = $(patsubst %.cpp,%.o,$(wildcard test/unit/*.cpp))
 $(UNIT_TEST_OBJS): %.o: %.cpp $(wildcard src/core/*.hpp)
 	$(CXX) -std=c++17 -O2 -g -Wall -Wextra $(WERROR) -pthread $(CPPFLAGS) -Isrc \
-		-DSNOWFLAKE_VECTORS_DIR='"$(CURDIR)/test/vectors"' -c -o $@ $<
+		-DSNOWFLAKE_VECTORS_DIR='"$(SNOWFLAKE_VECTORS)"' -c -o $@ $<
 test/unit/unit_tests_arm64: $(UNIT_TEST_OBJS) $(CORE_OBJS)
 	$(CXX) -pthread $(LDFLAGS) -o $@ $^ -lgtest -lgtest_main -lcurl -lcrypto
 EXTRA_CLEAN += $(UNIT_TEST_OBJS) test/unit/unit_tests_arm64

@@ -103,7 +103,7 @@ as_user rm -rf "$tree"
 as_user mkdir -p "$tree"
 copy_tree "$tree"
 multiarch=$root/usr/lib/aarch64-linux-gnu
-as_user make -C "$tree" -s -j"$(nproc)" ERROR_ON_WARNING=1 \
+as_user make -C "$tree" -s -j"$(nproc)" ERROR_ON_WARNING=1 SNOWFLAKE_VECTORS="$VECTORS" \
   CC=aarch64-linux-gnu-gcc CXX=aarch64-linux-gnu-g++ PG_CONFIG="$dir/pg_config" \
   CPPFLAGS="$("$dir/pg_config" --cppflags) -isystem $root/usr/include/aarch64-linux-gnu -isystem $root/usr/include" \
   PG_LDFLAGS="-L$multiarch -Wl,-rpath-link,$multiarch" \

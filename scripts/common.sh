@@ -69,17 +69,6 @@ install_packages() {
 # SNOWFLAKE_INSTALL_ONLY=1: a script installs the packages it needs, then exits there, building
 # and running nothing (scripts/matrix.sh readies a chroot so, ahead of the run that uses it).
 # Called right after a script's install_packages.
-# Sources of test tools that Debian lacks (the sno reference implementation, Citus), kept
-# beside the repo in ../shared/vendor (SNOWFLAKE_VENDOR overrides): built offline into the work
-# folder by the suites that need them, never into the repo. Prints the folder, or fails with
-# what is missing.
-vendor_file() {
-  local dir=${SNOWFLAKE_VENDOR:-$ROOT/../shared/vendor}
-  [ -f "$dir/$1" ] ||
-    die "$1 not found in $dir (the vendored sources of the test tools: set SNOWFLAKE_VENDOR to their folder)"
-  printf '%s\n' "$(cd "$dir" && pwd)/$1"
-}
-
 installed_only() { [ -z "${SNOWFLAKE_INSTALL_ONLY:-}" ] || exit 0; }
 
 # A prefix that runs a command as the server user in place ("${EXEC_AS_USER[@]}" cmd &):
@@ -132,6 +121,11 @@ copy_tree() {
   fi | as_user tar -C "$1" -xf -
 }
 
+# Published test vectors (the TypeID spec's own data) are another project's files: kept beside
+# the repo in ../shared/vectors (SNOWFLAKE_VECTORS overrides), never in it; the unit tests read
+# them from there.
+VECTORS=${SNOWFLAKE_VECTORS:-$(cd "$ROOT/.." && pwd)/shared/vectors}
+
 # Copies the sources into WORK/tree (so that every file the build and the tests write belongs
 # to the unprivileged user), builds there, and installs into PostgreSQL as root. Another
 # installation's pg_config and a tree of its own may be given.
@@ -144,7 +138,7 @@ build_and_install() {
   as_user rm -rf "$tree/sql" "$tree/expected" "$tree/extension" "$tree/test/t" "$tree/test/released"
   copy_tree "$tree"
   as_user make -C "$tree" -s -j"$(nproc)" PG_CONFIG="$pg_config" ERROR_ON_WARNING=1 \
-    all test/unit/unit_tests
+    SNOWFLAKE_VECTORS="$VECTORS" all test/unit/unit_tests
   # Install scripts of the versions a build before this one put there would be taken before the
   # update path: remove them, so that what the tests install is what this Makefile ships, and
   # the released versions' install scripts that the upgrade test updates from.

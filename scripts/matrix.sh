@@ -202,12 +202,13 @@ copy_sources() {
     while IFS= read -r -d '' f; do if [ -e "$ROOT/$f" ]; then printf '%s\0' "$f"; fi; done |
     tar -C "$ROOT" --null -T - -cf - | tar -C "$dest" -xf -
   copy_local_cas "$1"
-  # The vendored sources of test tools (scripts/common.sh's vendor_file) go beside the repo
-  # in the chroot too, where the repo is /snowflake: /shared/vendor.
-  local vendor=${SNOWFLAKE_VENDOR:-$ROOT/../shared/vendor}
-  if [ -d "$vendor" ]; then
-    mkdir -p "$1/shared/vendor"
-    cp -a "$vendor/." "$1/shared/vendor/"
+  # Published test vectors (scripts/common.sh's VECTORS) go beside the repo in the chroot too,
+  # where the repo is /snowflake: /shared/vectors.
+  local vectors=${SNOWFLAKE_VECTORS:-$ROOT/../shared/vectors}
+  rm -rf "$1/shared"
+  if [ -d "$vectors" ]; then
+    mkdir -p "$1/shared/vectors"
+    cp -a "$vectors/." "$1/shared/vectors/"
   fi
 }
 

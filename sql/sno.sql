@@ -1,6 +1,6 @@
 -- The sno type (github.com/muyo/sno): text and binary I/O, casts, ordering, indexes, the
--- decoders, and every bad input. The vectors were made by the reference implementation (sno
--- a543713); see test/unit/sno_test.cpp. (rs/xid's xids: rsxid.sql.)
+-- decoders, and every bad input. The vectors follow the published spec (its own worked examples,
+-- and IDs laid out by its rules); see test/unit/sno_test.cpp. (rs/xid's xids: rsxid.sql.)
 SET timezone = 'UTC';
 
 SELECT typlen, typbyval, typalign, typstorage FROM pg_type WHERE typname = 'sno';

@@ -1,5 +1,5 @@
 -- TypeID text: typeid(prefix, id), typeid_uuid(text), typeid_prefix(text). The specification's
--- own examples (test/vectors/typeid/, whose every case the unit tests run too), TypeIDs of
+-- own examples (its valid.yml and invalid.yml, whose every case the unit tests run), TypeIDs of
 -- the extension's UUIDs, and each rule's ERROR: 22P02 with the rule in its DETAIL.
 SET timezone = 'UTC';
 

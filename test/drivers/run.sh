@@ -10,10 +10,10 @@
 # with lib/pq and pgx v4, 16 goroutines and a service's handler (goblocks/, built offline);
 # the Java allocator (clients/java) through JDBC, 16 threads and JDBC batches (java/, compiled
 # with Debian's JDK and pgjdbc, over loopback TCP, JDBC having no Unix sockets); and sno against
-# its reference implementation (test_snoref.sh, with snoref/ built offline from the vendored
-# muyo/sno); and muyo/sno's sno.ID through Go's database/sql with lib/pq and pgx v4 (snogo/,
-# built offline from the vendored muyo/sno and Debian's drivers); and rsxid and ksuid against
-# rs/xid and segmentio/ksuid (test_xidref.sh, with xidref/ built offline from Debian's).
+# a codec written from its published spec (test_sno_spec.py, sno_spec.py); and a Go program's
+# sno bytes through database/sql with lib/pq and pgx v4 (snogo/, built offline from Debian's
+# drivers); and rsxid and ksuid against rs/xid and segmentio/ksuid (test_xidref.sh, with
+# xidref/ built offline from Debian's).
 # Exits non-zero when any of the fourteen fails.
 source "$(dirname "$0")/../../scripts/common.sh"
 source "$ROOT/scripts/clients.sh"
@@ -30,42 +30,27 @@ DIR=$WORK/tree/test/drivers
 SHARD=37
 npm_ci_drivers
 
-# snoref, the sno judge, built offline in the work folder: muyo/sno from the vendored snapshot
-# beside a copy of snoref/, which its go.mod's replace directive names; Go's caches in the work
-# folder too. No version-control stamp: the work folder may sit
-# in a git checkout owned by another user than the server's, whose status git refuses to read.
-SNOREF=$WORK/snoref
-as_user rm -rf "$SNOREF"
-as_user mkdir -p "$SNOREF/src"
-as_user cp "$DIR/snoref/main.go" "$DIR/snoref/go.mod" "$SNOREF/src/"
-as_user tar -xzf "$(vendor_file sno-a543713.tar.gz)" -C "$SNOREF/src"
-as_user mv "$SNOREF/src/sno-a543713" "$SNOREF/src/sno"
-log "$(go version): building snoref"
-as_user env -C "$SNOREF/src" GOPROXY=off GOFLAGS="-mod=mod -buildvcs=false" GOTOOLCHAIN=local GOCACHE="$WORK/go-cache" \
-  GOPATH="$WORK/go-path" go build -o "$SNOREF/snoref" .
-
-# xidref, the rsxid and ksuid judges, built the same way from Debian's rs/xid and
-# segmentio/ksuid, copied beside a copy of xidref/.
+# xidref, the rsxid and ksuid judges, built offline in the work folder from Debian's rs/xid and
+# segmentio/ksuid, copied beside a copy of xidref/, which its go.mod's replace directives name.
+# Go's caches in the work folder too; no version-control stamp (the work folder may sit in a
+# git checkout owned by another user than the server's, whose status git refuses to read).
 XIDREF=$WORK/xidref
 as_user rm -rf "$XIDREF"
 as_user mkdir -p "$XIDREF/src"
 as_user cp "$DIR/xidref/main.go" "$DIR/xidref/go.mod" "$XIDREF/src/"
 as_user cp -r /usr/share/gocode/src/github.com/rs/xid "$XIDREF/src/xid"
 as_user cp -r /usr/share/gocode/src/github.com/segmentio/ksuid "$XIDREF/src/ksuid"
-log "building xidref"
+log "$(go version): building xidref"
 as_user env -C "$XIDREF/src" GOPROXY=off GOFLAGS="-mod=mod -buildvcs=false" GOTOOLCHAIN=local GOCACHE="$WORK/go-cache" \
   GOPATH="$WORK/go-path" go build -o "$XIDREF/xidref" .
 
-# snogo, sno.ID through database/sql with lib/pq and pgx v4: built offline in GOPATH mode
+# snogo, a Go program's sno bytes through database/sql with lib/pq and pgx v4: built offline in GOPATH mode
 # (GO111MODULE=off), as Debian builds its Go packages, so that Debian's lib/pq and pgx v4
-# and all that pgx imports are found in /usr/share/gocode without a replace directive each;
-# muyo/sno from the vendored snapshot in a GOPATH of the work folder, before Debian's.
+# and all that pgx imports are found in /usr/share/gocode without a replace directive each.
 SNOGO=$WORK/snogo
 as_user rm -rf "$SNOGO"
-as_user mkdir -p "$SNOGO/path/src/github.com/muyo" "$SNOGO/path/src/snogo"
+as_user mkdir -p "$SNOGO/path/src/snogo"
 as_user cp "$DIR/snogo/main.go" "$SNOGO/path/src/snogo/"
-as_user tar -xzf "$(vendor_file sno-a543713.tar.gz)" -C "$SNOGO/path/src/github.com/muyo"
-as_user mv "$SNOGO/path/src/github.com/muyo/sno-a543713" "$SNOGO/path/src/github.com/muyo/sno"
 log "$(go version): building snogo"
 as_user env -C "$SNOGO/path/src/snogo" GO111MODULE=off GOPROXY=off GOFLAGS=-buildvcs=false \
   GOTOOLCHAIN=local GOCACHE="$WORK/go-cache" GOPATH="$SNOGO/path:/usr/share/gocode" \
@@ -119,8 +104,8 @@ drive "ID blocks in Go (lib/pq, pgx v4)" "$GOBLOCKS/goblocks"
 drive "ID blocks in Java (JDBC)" java -cp "$JAVA_CLASSES:$JDBC_JAR" BlocksTest \
   "jdbc:postgresql://127.0.0.1:$SERVER_PORT/postgres?user=postgres&reWriteBatchedInserts=true"
 drive "mask_key.sh uuidv47 (key on standard input)" bash test_mask_key.sh "$WORK/tree/scripts/mask_key.sh"
-drive "sno against muyo/sno" bash test_snoref.sh "$SNOREF/snoref" "$PG_BIN/psql"
-drive "muyo/sno through database/sql (lib/pq, pgx v4)" "$SNOGO/snogo"
+drive "sno against its published spec (an independent codec)" python3 test_sno_spec.py
+drive "sno bytes through database/sql (lib/pq, pgx v4)" "$SNOGO/snogo"
 drive "rsxid and ksuid against rs/xid and segmentio/ksuid" bash test_xidref.sh "$XIDREF/xidref" "$PG_BIN/psql"
 
 if [ ${#failed[@]} -ne 0 ]; then

@@ -1,6 +1,6 @@
 // Unit tests of the TypeID codec: every case of the specification's own valid.yml and
-// invalid.yml (test/vectors/typeid/), each invalid one with the rule it breaks, and random
-// round trips as the specification recommends.
+// invalid.yml (kept beside the repo, in ../shared/vectors/typeid/), each invalid one with the
+// rule it breaks, and random round trips as the specification recommends.
 #include "core/chacha.hpp"
 #include "core/typeid_codec.hpp"
 
@@ -17,7 +17,7 @@
 using namespace snowflake;
 
 #ifndef SNOWFLAKE_VECTORS_DIR
-#error "SNOWFLAKE_VECTORS_DIR: the Makefile passes the path of test/vectors"
+#error "SNOWFLAKE_VECTORS_DIR: the Makefile passes it (SNOWFLAKE_VECTORS)"
 #endif
 
 namespace {
@@ -58,7 +58,9 @@ Vectors load(const char *file) {
   const std::string path = std::string(SNOWFLAKE_VECTORS_DIR) + "/typeid/" + file;
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    ADD_FAILURE() << "cannot read " << path;
+    ADD_FAILURE() << "cannot read " << path
+                  << ": the TypeID spec's vectors are kept beside the repo, in ../shared/vectors"
+                     " (make SNOWFLAKE_VECTORS=DIR names another folder)";
     return vs;
   }
   vs.read = true;

@@ -1,10 +1,12 @@
-// snogo: muyo/sno's sno.ID stored in, looked up in and read back from a sno column through
-// Go's database/sql, with lib/pq and with pgx v4 (run by test/drivers/run.sh, which builds it
-// offline from the vendored muyo/sno and Debian's lib/pq and pgx v4). The connection comes
-// from PGHOST, PGPORT, PGUSER and PGDATABASE. Prints a line per driver setting and exits
+// snogo: a Go program's sno, the 10 raw bytes it holds, stored in, looked up in and read back
+// from a sno column through Go's database/sql, with lib/pq and with pgx v4 (run by
+// test/drivers/run.sh, which builds it offline with Debian's lib/pq and pgx v4). It imports no
+// sno library: snoID below is the 10 bytes with the database/sql methods a sno type gives them
+// (muyo/sno's ID among them), and its text is written from the published spec. The connection
+// comes from PGHOST, PGPORT, PGUSER and PGDATABASE. Prints a line per driver setting and exits
 // non-zero when any fails.
 //
-// sno.ID's driver value is its 10 bytes ([]byte), and its Scan takes 10 bytes or the
+// snoID's driver value is its 10 bytes ([]byte), and its Scan takes 10 bytes or the
 // 16-character text. What each driver does with them:
 //   - pgx v4 sends a []byte for a parameter of a type it does not know as bytea's hex text,
 //     \x and 20 hex digits, which sno's input reads (in the simple protocol too: a quoted
@@ -13,19 +15,109 @@
 //     reads. Without it, lib/pq sends a []byte as the raw text of the parameter's type
 //     unless that type is bytea: the parameter is written $1::bytea, stored through the
 //     assignment cast bytea -> sno, and compared as $1::bytea::sno.
-//   - lib/pq reads every column as text and hands Scan the text as a []byte, which sno.ID's
-//     Scan refuses (16 bytes, not 10): the query reads id::bytea, 10 bytes.
+//   - lib/pq reads every column as text and hands Scan the text as a []byte of 16 bytes; the
+//     query reads id::bytea, 10 bytes, as a program holding only the bytes would.
 package main
 
 import (
+	"bytes"
 	"database/sql"
+	"database/sql/driver"
 	"fmt"
 	"os"
+	"sort"
+	"strings"
+	"time"
 
 	_ "github.com/jackc/pgx/v4/stdlib"
 	_ "github.com/lib/pq"
-	"github.com/muyo/sno"
 )
+
+// The sno text alphabet of the spec: 5 bits a character, most significant first.
+const alphabet = "23456789abcdefghijklmnopqrstuvwx"
+
+type snoID [10]byte
+
+func (id snoID) String() string {
+	var out [16]byte
+	var acc uint64
+	bits := 0
+	j := 0
+	for _, b := range id {
+		acc = acc<<8 | uint64(b)
+		bits += 8
+		for bits >= 5 {
+			bits -= 5
+			out[j] = alphabet[(acc>>uint(bits))&31]
+			j++
+		}
+	}
+	return string(out[:])
+}
+
+func parseSno(text string) (snoID, error) {
+	var id snoID
+	if len(text) != 16 {
+		return id, fmt.Errorf("a sno's text is 16 characters, not %d", len(text))
+	}
+	var acc uint64
+	bits := 0
+	j := 0
+	for i := 0; i < len(text); i++ {
+		v := strings.IndexByte(alphabet, text[i])
+		if v < 0 {
+			return id, fmt.Errorf("%q is not a sno's character", text[i])
+		}
+		acc = acc<<5 | uint64(v)
+		bits += 5
+		if bits >= 8 {
+			bits -= 8
+			id[j] = byte(acc >> uint(bits))
+			j++
+		}
+	}
+	return id, nil
+}
+
+func (id snoID) Value() (driver.Value, error) { return id[:], nil }
+
+func (id *snoID) Scan(v interface{}) error {
+	var raw []byte
+	switch x := v.(type) {
+	case []byte:
+		raw = x
+	case string:
+		raw = []byte(x)
+	default:
+		return fmt.Errorf("cannot scan %T into a sno", v)
+	}
+	switch len(raw) {
+	case 10:
+		copy(id[:], raw)
+		return nil
+	case 16:
+		parsed, err := parseSno(string(raw))
+		*id = parsed
+		return err
+	}
+	return fmt.Errorf("a sno is 10 bytes or 16 characters, not %d", len(raw))
+}
+
+// newSno: a sno of the time now (4 ms units since 2010-01-01 UTC, the tick-tock bit clear),
+// the metabyte, a partition and a sequence.
+func newSno(meta byte, partition, sequence uint16) snoID {
+	units := uint64(time.Now().UnixMilli()-1262304000000) / 4
+	var id snoID
+	ts := units << 1
+	for i := 4; i >= 0; i-- {
+		id[i] = byte(ts)
+		ts >>= 8
+	}
+	id[5] = meta
+	id[6], id[7] = byte(partition>>8), byte(partition)
+	id[8], id[9] = byte(sequence>>8), byte(sequence)
+	return id
+}
 
 type setting struct {
 	name, driver, dsn      string
@@ -45,22 +137,27 @@ var settings = []setting{
 		"SELECT n FROM snogo WHERE id = $1::bytea::sno", "id::bytea"},
 }
 
-// The IDs: 200 of the reference's generator (metabytes 0 to 199), and the least and the
-// greatest sno.
-func ids() []sno.ID {
-	out := []sno.ID{sno.Zero()}
-	var top sno.ID
+// The IDs: the spec's worked example, the least and the greatest sno, and 200 of this time
+// (metabytes 0 to 199, partition 7, sequences from 200 down).
+func ids() []snoID {
+	example, err := parseSno("brpk4q72xwf2m63l")
+	if err != nil || example != (snoID{78, 111, 33, 96, 160, 255, 154, 10, 16, 51}) ||
+		example.String() != "brpk4q72xwf2m63l" {
+		fmt.Println("not ok: the spec's example brpk4q72xwf2m63l reads as", example, err)
+		os.Exit(1)
+	}
+	var top snoID
 	for i := range top {
 		top[i] = 0xff
 	}
-	out = append(out, top)
+	out := []snoID{{}, top, example}
 	for i := 0; i < 200; i++ {
-		out = append(out, sno.New(byte(i)))
+		out = append(out, newSno(byte(i), 7, uint16(200-i)))
 	}
 	return out
 }
 
-func run(s setting, want []sno.ID) error {
+func run(s setting, want []snoID) error {
 	db, err := sql.Open(s.driver, s.dsn)
 	if err != nil {
 		return err
@@ -92,15 +189,15 @@ func run(s setting, want []sno.ID) error {
 			return fmt.Errorf("the server writes %s as %s", id, text)
 		}
 	}
-	// Read back in the server's order: each ID as it was, in the reference's order.
+	// Read back in the server's order: each ID as it was, in the spec's order.
 	rows, err := db.Query("SELECT " + s.scanID + ", n FROM snogo ORDER BY id")
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
-	var got []sno.ID
+	var got []snoID
 	for rows.Next() {
-		var id sno.ID
+		var id snoID
 		var n int
 		if err := rows.Scan(&id, &n); err != nil {
 			return fmt.Errorf("scan: %w", err)
@@ -113,14 +210,15 @@ func run(s setting, want []sno.ID) error {
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	sorted := append([]sno.ID(nil), want...)
-	sno.Sort(sorted)
+	// The spec's order is the bytes' order.
+	sorted := append([]snoID(nil), want...)
+	sort.Slice(sorted, func(i, j int) bool { return bytes.Compare(sorted[i][:], sorted[j][:]) < 0 })
 	if len(got) != len(sorted) {
 		return fmt.Errorf("%d rows read back, not %d", len(got), len(sorted))
 	}
 	for i := range got {
 		if got[i] != sorted[i] {
-			return fmt.Errorf("position %d: %s in the server's order, %s in the reference's", i,
+			return fmt.Errorf("position %d: %s in the server's order, %s in the spec's", i,
 				got[i], sorted[i])
 		}
 	}
@@ -135,7 +233,7 @@ func main() {
 			fmt.Printf("not ok: %s: %v\n", s.name, err)
 			failed = true
 		} else {
-			fmt.Printf("ok: %s: %d sno.IDs stored, looked up by id = $1 and read back in order\n",
+			fmt.Printf("ok: %s: %d snos stored, looked up by id = $1 and read back in order\n",
 				s.name, len(want))
 		}
 	}
