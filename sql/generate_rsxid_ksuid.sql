@@ -1,4 +1,4 @@
--- rsxid() and ksuid(): the server's one-second streams. test/preload.conf sets
+-- rsxid() and ksuid(): one-second streams, one per shard. test/preload.conf sets
 -- snowflake.shard_id = 5: every xid's machine id is the shard (3 bytes, big-endian), every
 -- KSUID's payload begins with it (2 bytes); then a 24-bit counter, which starts at 0 in each
 -- second; the xid's process id is the postmaster's (one value for the server), the KSUID's last
@@ -36,9 +36,10 @@ SELECT count(*) AS events,
        (SELECT array_agg(item ORDER BY k) FROM events)
          = (SELECT array_agg('item ' || n ORDER BY n) FROM generate_series(1, 100) n) AS ksuid_order_is_insert_order
   FROM events;
--- a session's shard: snowflake.shard_id is the superuser's to set; values for another shard
--- than the stream's last go to the next second, so that each is above the one before it (as
--- bytes: the shard comes before the counter), also when the shard goes back down
+-- a session's shard: snowflake.shard_id is the superuser's to set; each shard has its own
+-- stream, so a change of shard does not end the second: a shard's values strictly increase,
+-- also with another shard's in between, and values of different shards are ordered by their
+-- second only (as bytes, the shard comes before the counter)
 CREATE TEMP TABLE by_shard (n int, x rsxid, k ksuid);
 INSERT INTO by_shard VALUES (1, rsxid(), ksuid());
 SET snowflake.shard_id = 300;
@@ -47,16 +48,20 @@ SELECT (rsxid_decode(x)).machine AS machine_300, substr((ksuid_decode(k)).payloa
   FROM by_shard WHERE n = 2;
 RESET snowflake.shard_id;
 INSERT INTO by_shard VALUES (3, rsxid(), ksuid());
-SELECT bool_and(x > px AND k > pk) AS each_above_the_last,
-       bool_and(rsxid_timestamp(x) > rsxid_timestamp(px)) AS each_shard_change_a_later_second
+SELECT bool_and(x > px AND k > pk) AS each_shard_increasing
+  FROM (SELECT x, k, lag(x) OVER w AS px, lag(k) OVER w AS pk FROM by_shard
+        WINDOW w AS (PARTITION BY (rsxid_decode(x)).machine ORDER BY n)) s
+ WHERE px IS NOT NULL;
+SELECT bool_and(rsxid_timestamp(x) >= rsxid_timestamp(px)
+                AND ksuid_timestamp(k) >= ksuid_timestamp(pk)) AS seconds_in_call_order
   FROM (SELECT x, k, lag(x) OVER w AS px, lag(k) OVER w AS pk FROM by_shard WINDOW w AS (ORDER BY n)) s
  WHERE px IS NOT NULL;
--- each stream has its row in snowflake_streams(), with no shard (the server's), its last
--- second and counter, and a lead of under a second past the clock's second
-SELECT kind, shard IS NULL AS no_shard, last_seq >= 0 AS counter,
+-- each shard's stream has its row in snowflake_streams(), with its shard, its last second and
+-- counter, and a lead of under a second past the clock's second
+SELECT kind, shard, last_seq >= 0 AS counter,
        date_trunc('second', last_ts) = last_ts AS on_a_second, lead_ms < 2000 AS lead_bounded,
        blocks IS NULL AS no_blocks
-  FROM snowflake_streams() WHERE kind IN ('rsxid', 'ksuid') ORDER BY kind;
+  FROM snowflake_streams() WHERE kind IN ('rsxid', 'ksuid') ORDER BY kind, shard;
 SELECT p.oid::regprocedure, p.provolatile, p.proparallel, p.proisstrict, p.prorettype::regtype
   FROM pg_proc p WHERE p.oid IN ('rsxid()'::regprocedure, 'ksuid()'::regprocedure) ORDER BY p.proname DESC;
 -- a text literal is a cast, not a call of the generator

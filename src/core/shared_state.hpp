@@ -23,6 +23,7 @@
 #include "core/lease.hpp"
 #include "core/second_stream.hpp"
 #include "core/sno_stream.hpp"
+#include "core/stream_shard.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -42,31 +43,26 @@ struct alignas(64) ShardSlot {
 };
 
 // The time-ordered kinds' streams beside the shards: one for uuidv7() (the same word layout
-// as a shard, with a 12-bit counter), one for ulid(), one for sno() (sno_stream.hpp: 4 ms
-// units and a 16-bit sequence), and one each for rsxid() and ksuid() (second_stream.hpp: seconds
-// and a 24-bit counter).
+// as a shard, with a 12-bit counter), one for ulid(); and for the kinds whose values carry a
+// shard, one stream per shard in use (stream_shard.hpp's table): sno() (sno_stream.hpp: 4 ms
+// units and a 16-bit sequence), rsxid() and ksuid() (second_stream.hpp: seconds and a 24-bit
+// counter).
 struct alignas(64) UuidSlot {
   std::atomic<uint64_t> last;  // (unix ms << 12) | counter of the last UUIDv7, 0 before any
-};
-
-struct alignas(64) SnoSlot {
-  std::atomic<uint64_t> last;  // (4 ms unit << 16) | sequence of the last sno, 0 before any
-  StreamOwner owner;           // the partition its snos carry (stream_shard.hpp)
 };
 
 template <typename Lock>
 struct alignas(64) Streams128T {
   UuidSlot uuid;
   alignas(64) UlidSlotT<Lock> ulid;
-  SnoSlot sno;
-  seconds::Stream rsxid;
-  seconds::Stream ksuid;
+  ShardStreamsT<Lock> sno;  // words: (4 ms unit << 16) | sequence of the last sno
+  seconds::StreamsT<Lock> rsxid;
+  seconds::StreamsT<Lock> ksuid;
 
   void init() noexcept {
     uuid.last.store(0);
     ulid.init();
-    sno.last.store(0);
-    sno.owner.store(0);
+    sno.init();
     rsxid.init();
     ksuid.init();
   }
@@ -76,8 +72,8 @@ struct alignas(64) Streams128T {
   // The other kinds need nothing here: their unit is the millisecond, and the clock is carried
   // above it.
   void raise_floors(uint64_t unix_ms) noexcept {
-    seconds::raise_floor(rsxid, unix_ms);
-    seconds::raise_floor(ksuid, unix_ms);
+    seconds::raise_floor(rsxid.floor_unix_ms, unix_ms);
+    seconds::raise_floor(ksuid.floor_unix_ms, unix_ms);
   }
 
   // A lease range taken, with its mark (lease mode), before any value is issued on it.
@@ -86,10 +82,15 @@ struct alignas(64) Streams128T {
     seconds::raise_floor_for_range(ksuid, mark_unix_ms, seconds::kKsuid);
   }
 
-  // The latest time a value of the one-second streams was issued at (0: none).
+  // The latest time a value of the sno streams was issued at (0: none), every shard's.
+  uint64_t sno_high_unix_ms(std::memory_order order) const noexcept {
+    return sno::word_high_unix_ms(sno.high_word(order));
+  }
+
+  // The latest time a value of the one-second streams was issued at (0: none), every shard's.
   uint64_t seconds_high_unix_ms(std::memory_order order) const noexcept {
-    return std::max(seconds::word_high_unix_ms(rsxid.last.load(order), seconds::kXid),
-                    seconds::word_high_unix_ms(ksuid.last.load(order), seconds::kKsuid));
+    return std::max(seconds::word_high_unix_ms(rsxid.shards.high_word(order), seconds::kXid),
+                    seconds::word_high_unix_ms(ksuid.shards.high_word(order), seconds::kKsuid));
   }
 };
 
@@ -263,8 +264,7 @@ inline uint64_t high_water_unix_ms(const SharedStateT<Lock> &state, uint64_t epo
   if (uuid != 0) high = std::max(high, uuid >> kUuidCounterBits);
   const uint64_t ulid_hi = state.streams.ulid.hi.load(std::memory_order_acquire);
   if (ulid_hi != 0) high = std::max(high, ulid_hi >> (kUlidRandomBits - 64));
-  high = std::max(high,
-                  sno::word_high_unix_ms(state.streams.sno.last.load(std::memory_order_acquire)));
+  high = std::max(high, state.streams.sno_high_unix_ms(std::memory_order_acquire));
   high = std::max(high, state.streams.seconds_high_unix_ms(std::memory_order_acquire));
   // An observed ID counts as one issued here: IDs after a restart must stay above it too.
   return std::max(high, state.reservation.observed_unix_ms.load(std::memory_order_acquire));
@@ -272,11 +272,12 @@ inline uint64_t high_water_unix_ms(const SharedStateT<Lock> &state, uint64_t epo
 
 // The latest time a value of the shards first to first + count - 1 was issued at, in Unix
 // milliseconds (0 if none): what the final mark of a lease's clean stop must exceed, since the
-// next holder of those shards starts just past it. The sno stream counts too: its snos carry
-// the leased range's first shard as their partition, and a next holder whose clock is behind
-// would otherwise make them again. So do the rsxid and ksuid streams, whose values carry that
-// shard too. (The streams are the server's, so their last value may belong to a range leased
-// before: the mark is then higher than it needs to be, never lower.)
+// next holder of those shards starts just past it. The sno streams count too: snos carry the
+// leased range's first shard as their partition, and a next holder whose clock is behind would
+// otherwise make them again. So do the rsxid and ksuid streams, whose values carry that shard
+// too. Every shard's stream of these kinds counts, not only the range's (the range's shard may
+// have lost its slot, its values recorded in the table's retired word): the mark is then higher
+// than it needs to be, never lower.
 template <typename Lock>
 inline uint64_t range_high_unix_ms(const SharedStateT<Lock> &state, uint32_t first, uint32_t count,
                                    uint64_t epoch_ms) noexcept {
@@ -285,8 +286,7 @@ inline uint64_t range_high_unix_ms(const SharedStateT<Lock> &state, uint32_t fir
     const uint64_t last = state.shards[s].last.load(std::memory_order_seq_cst);
     if (last != 0) high = std::max(high, (last >> kSeqBits) + epoch_ms);
   }
-  high = std::max(high,
-                  sno::word_high_unix_ms(state.streams.sno.last.load(std::memory_order_seq_cst)));
+  high = std::max(high, state.streams.sno_high_unix_ms(std::memory_order_seq_cst));
   return std::max(high, state.streams.seconds_high_unix_ms(std::memory_order_seq_cst));
 }
 

@@ -1,5 +1,5 @@
 // The generators of the one-second kinds: rsxid() (rs/xid's 12 bytes) and ksuid() (Segment's
-// KSUID, 20 bytes), each one server-wide stream of core/second_stream.hpp run by the one issue
+// KSUID, 20 bytes), each a stream per shard of core/second_stream.hpp run by the one issue
 // loop. The types (I/O, comparison, casts) are the types' own files; a value here is the raw
 // bytes, as those types hold them (fixed length, no header).
 #include "core/second_stream.hpp"
@@ -26,11 +26,11 @@ using namespace snowflake::glue;
   pg_unreachable();
 }
 
-// A one-second stream as the issue loop's kind (core/issue_loop.hpp). The shard is the
-// server's: snowflake.shard_id (with a range of shards, its first), or in lease mode the first
+// A one-second kind as the issue loop's kind (core/issue_loop.hpp). The shard is the
+// session's: snowflake.shard_id (with a range of shards, its first), or in lease mode the first
 // shard of the range leased, read from the lease word the loop checks.
 struct SecondKind {
-  seconds::Stream &stream;
+  seconds::StreamsT<PgSpinLock> &streams;
   const seconds::Format &format;
   const char *name;
   uint32_t shard;
@@ -42,12 +42,11 @@ struct SecondKind {
 
   IssueStep step(const IssueInput &in) {
     if (in.lease_word != 0) shard = lease_word_first(in.lease_word);
-    // Another shard than the stream's last goes to the next second (core/stream_shard.hpp).
-    const NextResult r =
-        issue_for_shard(stream.owner, stream.last, seconds::kMaxCounter, shard, [&] {
-          return seconds::next(stream, in.now_unix_ms, static_cast<uint64_t>(max_lead_ms),
-                               in.limit_unix_ms, format);
-        });
+    // The shard's own stream (core/stream_shard.hpp).
+    const NextResult r = issue_for_shard(streams.shards, shard, [&](std::atomic<uint64_t> &last) {
+      return seconds::next(last, streams.floor_unix_ms, in.now_unix_ms,
+                           static_cast<uint64_t>(max_lead_ms), in.limit_unix_ms, format);
+    });
     return IssueStep{r.step, r.value,
                      r.step == Step::kIssued
                          ? seconds::issued_high_unix_ms(r.value, in.now_unix_ms, format)

@@ -2,6 +2,7 @@
 // hashing, sort support, casts to and from bytea, the generator and the decoders.
 #include "core/sno_codec.hpp"
 #include "core/sno_stream.hpp"
+#include "core/stream_shard.hpp"
 
 #include "glue/fixed_bytes.hpp"
 #include "glue/lease_wait.hpp"
@@ -38,9 +39,9 @@ using Sno = FixedBytes<sno::kBytes>;
   pg_unreachable();
 }
 
-// The server's sno stream (core/issue_loop.hpp's kind), one for every metabyte; the partition
-// is the server's shard: snowflake.shard_id (with a range of shards, its first), or in lease
-// mode the first shard of the range leased.
+// The sno streams (core/issue_loop.hpp's kind), one per partition, each for every metabyte;
+// the partition is the session's shard: snowflake.shard_id (with a range of shards, its first),
+// or in lease mode the first shard of the range leased.
 struct SnoKind {
   SharedState &state;
   uint32_t partition;
@@ -51,14 +52,12 @@ struct SnoKind {
 
   IssueStep step(const IssueInput &in) {
     if (in.lease_word != 0) partition = lease_word_first(in.lease_word);
-    // Another partition than the stream's last goes to the next 4 ms unit
-    // (core/stream_shard.hpp).
+    // The partition's own stream (core/stream_shard.hpp).
     const NextResult r =
-        issue_for_shard(state.streams.sno.owner, state.streams.sno.last,
-                        (uint64_t{1} << sno::kSeqBits) - 1, partition, [&] {
-                          return sno::next(state.streams.sno.last, in.now_unix_ms,
-                                           static_cast<uint64_t>(max_lead_ms), in.limit_unix_ms);
-                        });
+        issue_for_shard(state.streams.sno, partition, [&](std::atomic<uint64_t> &last) {
+          return sno::next(last, in.now_unix_ms, static_cast<uint64_t>(max_lead_ms),
+                           in.limit_unix_ms);
+        });
     return IssueStep{r.step, r.value,
                      r.step == Step::kIssued ? sno::word_high_unix_ms(r.value) : 0};
   }

@@ -185,26 +185,32 @@ SNOWFLAKE_FUNCTION(snowflake_streams) {
                static_cast<int64>(uuid & ((1u << kUuidCounterBits) - 1)), now_ms);
   const uint64_t ulid_hi = state.streams.ulid.hi.load(std::memory_order_relaxed);
   if (ulid_hi != 0) put_stream(rsinfo, "ulid", -1, ulid_hi >> (kUlidRandomBits - 64), -1, now_ms);
-  // The sno stream is the server's, whichever partition its snos carry: no shard. Its time is
-  // the last sno's 4 ms unit, its sequence the 16-bit one.
-  const uint64_t sno_last = state.streams.sno.last.load(std::memory_order_relaxed);
-  if (sno_last != 0)
-    put_stream(rsinfo, "sno", -1,
-               static_cast<uint64_t>(sno::units_to_unix_ms(sno_last >> sno::kSeqBits)),
-               static_cast<int64>(sno_last & ((1u << sno::kSeqBits) - 1)), now_ms);
-  // So are the one-second streams: the time is the last value's second, the sequence its
-  // 24-bit counter.
+  // The kinds whose values carry a shard: a row per shard's stream (core/stream_shard.hpp),
+  // with its shard. A sno stream's time is its last sno's 4 ms unit, its sequence the 16-bit
+  // one; a one-second stream's time is its last value's second, its sequence the 24-bit counter.
+  for (uint32_t i = 0; i < kShardStreams; ++i) {
+    const uint32_t held = owner_shard_plus_one(state.streams.sno.owners[i].load());
+    const uint64_t last = state.streams.sno.words[i].last.load(std::memory_order_relaxed);
+    if (held != 0 && last != 0)
+      put_stream(rsinfo, "sno", static_cast<int32>(held - 1),
+                 static_cast<uint64_t>(sno::units_to_unix_ms(last >> sno::kSeqBits)),
+                 static_cast<int64>(last & ((1u << sno::kSeqBits) - 1)), now_ms);
+  }
   const struct {
     const char *kind;
-    const seconds::Stream &stream;
+    const ShardStreamsT<PgSpinLock> &streams;
     const seconds::Format &format;
-  } second_streams[] = {{"rsxid", state.streams.rsxid, seconds::kXid},
-                        {"ksuid", state.streams.ksuid, seconds::kKsuid}};
+  } second_streams[] = {{"rsxid", state.streams.rsxid.shards, seconds::kXid},
+                        {"ksuid", state.streams.ksuid.shards, seconds::kKsuid}};
   for (const auto &s : second_streams) {
-    const uint64_t last = s.stream.last.load(std::memory_order_relaxed);
-    if (last != 0)
-      put_stream(rsinfo, s.kind, -1, seconds::word_high_unix_ms(last, s.format),
-                 static_cast<int64>(last & seconds::kMaxCounter), now_ms);
+    for (uint32_t i = 0; i < kShardStreams; ++i) {
+      const uint32_t held = owner_shard_plus_one(s.streams.owners[i].load());
+      const uint64_t last = s.streams.words[i].last.load(std::memory_order_relaxed);
+      if (held != 0 && last != 0)
+        put_stream(rsinfo, s.kind, static_cast<int32>(held - 1),
+                   seconds::word_high_unix_ms(last, s.format),
+                   static_cast<int64>(last & seconds::kMaxCounter), now_ms);
+    }
   }
   return (Datum)0;
 }

@@ -122,12 +122,12 @@ like($node->safe_psql('postgres', 'SELECT snowflake()'), qr/^\d+$/,
 	'a fresh cluster generates with no step beyond CREATE EXTENSION');
 $node->safe_psql('postgres', 'SELECT snowflake_uuidv7(), ulid(), sno(7)');
 # (lead_ms falls as the clock passes the ID: the bound below 0 grows with the time since.)
-# The sno stream is the server's (no shard), its sequence the first of its unit.
+# The sno stream is its partition's (the shard, 4), its sequence the first of its unit.
 is( $node->safe_psql('postgres', qq{
 SELECT count(*) FILTER (WHERE kind = 'snowflake' AND shard = 4 AND lead_ms < 1000
                           AND lead_ms > -1000 - (extract(epoch FROM clock_timestamp()) - $first_at) * 1000),
        count(*) FILTER (WHERE kind IN ('uuidv7', 'ulid')),
-       count(*) FILTER (WHERE kind = 'sno' AND shard IS NULL AND last_seq = 0 AND lead_ms < 1000
+       count(*) FILTER (WHERE kind = 'sno' AND shard = 4 AND last_seq = 0 AND lead_ms < 1000
                           AND lead_ms > -1000 - (extract(epoch FROM clock_timestamp()) - $first_at) * 1000)
   FROM snowflake_streams()}),
 	'1|2|1', 'snowflake_streams() has a row per stream that issued an ID, sno\'s too');

@@ -42,13 +42,25 @@ void ksuid_with(uint64_t w, uint32_t shard, const uint8_t *random, uint8_t *out)
 // A Unix second as the format's own.
 uint64_t own(uint64_t unix_s, const Format &f) { return unix_s - f.origin_unix_s; }
 
+// One shard's stream and its kind's floor, as second_stream.hpp's next takes them.
+struct OneStream {
+  std::atomic<uint64_t> last;
+  std::atomic<uint64_t> floor_unix_ms;
+  void init() {
+    last.store(0);
+    floor_unix_ms.store(0);
+  }
+};
+
 struct Fixture {
-  seconds::Stream s;
+  OneStream s;
   const Format &f;
   uint64_t lead_ms = 1024;
   uint64_t limit = UINT64_MAX;
   explicit Fixture(const Format &format) : f(format) { s.init(); }
-  NextResult next(uint64_t now_unix_ms) { return seconds::next(s, now_unix_ms, lead_ms, limit, f); }
+  NextResult next(uint64_t now_unix_ms) {
+    return seconds::next(s.last, s.floor_unix_ms, now_unix_ms, lead_ms, limit, f);
+  }
 };
 
 // The reservation writer as reservation.cpp runs it (reservation_due, reservation_target), with
@@ -193,9 +205,9 @@ TEST(SecondStream, TheReservationAtExitKeepsTheNextRunInALaterSecond) {
   auto state = std::make_unique<SharedStateT<SpinLock>>();
   state->init();
   EXPECT_EQ(high_water_unix_ms(*state, kDefaultEpochMs), 0u);
-  state->streams.ksuid.last.store(word(own(kTs, kKsuid), 17));
+  state->streams.ksuid.shards.words[0].last.store(word(own(kTs, kKsuid), 17));
   EXPECT_EQ(high_water_unix_ms(*state, kDefaultEpochMs), kT);  // the second's first ms
-  state->streams.rsxid.last.store(word(kTs + 1, 3));
+  state->streams.rsxid.shards.words[0].last.store(word(kTs + 1, 3));
   EXPECT_EQ(high_water_unix_ms(*state, kDefaultEpochMs), kT + 1000);
   // Just above it: the next run's floor, whose first second is past every value of this run.
   const uint64_t at_exit =
@@ -206,16 +218,17 @@ TEST(SecondStream, TheReservationAtExitKeepsTheNextRunInALaterSecond) {
 
 TEST(SecondStream, ARestartWithTheClockMinutesBehindStartsInALaterSecondAtFullPace) {
   for (const Format *f : {&kXid, &kKsuid}) {
-    seconds::Stream &(*pick)(SharedStateT<SpinLock> &) = f == &kXid
-        ? +[](SharedStateT<SpinLock> &st) -> seconds::Stream & { return st.streams.rsxid; }
-    : +[](SharedStateT<SpinLock> &st) -> seconds::Stream & { return st.streams.ksuid; };
+    using Kind = seconds::StreamsT<SpinLock>;
+    Kind &(*pick)(SharedStateT<SpinLock> &) =
+        f == &kXid ? +[](SharedStateT<SpinLock> &st) -> Kind & { return st.streams.rsxid; }
+                   : +[](SharedStateT<SpinLock> &st) -> Kind                &{ return st.streams.ksuid; };
     // The first run issues in second kTs, its last value 900 ms into it.
     auto first = std::make_unique<SharedStateT<SpinLock>>();
     first->init();
     Fixture before(*f);
     before.limit = kT + 2000;
     for (int i = 0; i < 1000; ++i) ASSERT_EQ(before.next(kT + 900).step, Step::kIssued);
-    pick(*first).last.store(before.s.last.load());
+    pick(*first).shards.words[0].last.store(before.s.last.load());
     const uint64_t old_last = before.s.last.load();
     const uint64_t at_exit =
         reservation_at_exit(high_water_unix_ms(*first, kDefaultEpochMs), 0, kT + 2000);
@@ -300,11 +313,12 @@ TEST(SecondStream, ANewLeaseHolderDoesNotIssueInTheSecondTheOldOneIssuedIn) {
     // The old holder issued in second kTs, 10 ms into it.
     auto old_holder = std::make_unique<SharedStateT<SpinLock>>();
     old_holder->init();
-    seconds::Stream &old_stream = xid ? old_holder->streams.rsxid : old_holder->streams.ksuid;
+    seconds::StreamsT<SpinLock> &old_stream =
+        xid ? old_holder->streams.rsxid : old_holder->streams.ksuid;
     Fixture issuing(*f);
     issuing.limit = kT + 1500;  // its mark
     ASSERT_EQ(issuing.next(kT + 10).step, Step::kIssued);
-    old_stream.last.store(issuing.s.last.load());
+    old_stream.shards.words[0].last.store(issuing.s.last.load());
     // Its clean stop: the final mark just above the range's last value (LeaseMachine::stop).
     const uint64_t final_mark = range_high_unix_ms(*old_holder, 5, 1, kDefaultEpochMs) + 1;
     ASSERT_EQ(final_mark, kT + 1);
@@ -344,7 +358,7 @@ TEST(SecondStream, ANewRangeOfTheSameServerStartsPastItsLastSecond) {
   // old mark. Its values must sort above the earlier ones, so they start in the next second.
   auto state = std::make_unique<SharedStateT<SpinLock>>();
   state->init();
-  state->streams.rsxid.last.store(word(kTs + 1, 40));
+  state->streams.rsxid.shards.words[0].last.store(word(kTs + 1, 40));
   state->streams.raise_floors_for_range(kT - 60000);
   EXPECT_EQ(state->streams.rsxid.floor_unix_ms.load(), kT + 2000);
   EXPECT_EQ(state->streams.ksuid.floor_unix_ms.load(), kT - 60000);  // it issued nothing
@@ -366,9 +380,9 @@ TEST(SecondStream, ACleanStopsFinalMarkCountsBothStreams) {
   state->init();
   state->shards[9].last.store((kT + 1 - kDefaultEpochMs) << kSeqBits | 3);
   EXPECT_EQ(range_high_unix_ms(*state, 9, 1, kDefaultEpochMs), kT + 1);
-  state->streams.rsxid.last.store(word(kTs + 3, 0));
+  state->streams.rsxid.shards.words[0].last.store(word(kTs + 3, 0));
   EXPECT_EQ(range_high_unix_ms(*state, 9, 1, kDefaultEpochMs), kT + 3000);
-  state->streams.ksuid.last.store(word(own(kTs + 4, kKsuid), 9));
+  state->streams.ksuid.shards.words[0].last.store(word(own(kTs + 4, kKsuid), 9));
   EXPECT_EQ(range_high_unix_ms(*state, 9, 1, kDefaultEpochMs), kT + 4000);
 }
 
@@ -479,14 +493,15 @@ struct LoopEnv {
 };
 
 struct LoopKind {
-  seconds::Stream s;
+  OneStream s;
   const Format &f;
   explicit LoopKind(const Format &format) : f(format) { s.init(); }
   uint64_t origin_unix_ms() const { return f.origin_unix_ms(); }
   [[noreturn]] void raise_before_origin(uint64_t) { throw std::runtime_error("before origin"); }
   [[noreturn]] void raise_exhausted(const IssueStep &) { throw std::runtime_error("exhausted"); }
   IssueStep step(const IssueInput &in) {
-    const NextResult r = seconds::next(s, in.now_unix_ms, 1024, in.limit_unix_ms, f);
+    const NextResult r =
+        seconds::next(s.last, s.floor_unix_ms, in.now_unix_ms, 1024, in.limit_unix_ms, f);
     return IssueStep{
         r.step, r.value,
         r.step == Step::kIssued ? seconds::issued_high_unix_ms(r.value, in.now_unix_ms, f) : 0};
@@ -518,7 +533,7 @@ TEST(SecondStream, TheIssueLoopWaitsForTheReservationOfTheSecondsFirstMillisecon
 }
 
 TEST(SecondStream, ThreadsSharingAStreamNeverShareASecondAndCounter) {
-  seconds::Stream s;
+  OneStream s;
   s.init();
   constexpr int kThreads = 4, kEach = 50000;
   std::vector<std::vector<uint64_t>> got(kThreads);
@@ -527,7 +542,7 @@ TEST(SecondStream, ThreadsSharingAStreamNeverShareASecondAndCounter) {
     threads.emplace_back([&, t] {
       uint64_t prev = 0;
       for (int i = 0; i < kEach; ++i) {
-        const NextResult r = seconds::next(s, kT, 1024, UINT64_MAX, kXid);
+        const NextResult r = seconds::next(s.last, s.floor_unix_ms, kT, 1024, UINT64_MAX, kXid);
         if (r.step != Step::kIssued || r.value <= prev) return;  // counted below
         prev = r.value;
         got[t].push_back(r.value);
@@ -542,49 +557,4 @@ TEST(SecondStream, ThreadsSharingAStreamNeverShareASecondAndCounter) {
   std::sort(all.begin(), all.end());
   EXPECT_EQ(std::adjacent_find(all.begin(), all.end()), all.end());
   EXPECT_EQ(all.back(), word(kTs, kThreads * kEach - 1));
-}
-
-// A stream's values for two shards, alternating within one second (sessions that set their own
-// snowflake.shard_id, a reload that changes it): each value above the last as bytes, each change
-// of shard starting a new second. (With the shard read per call alone, a value of shard 0 after
-// one of shard 3 in the same second sorted below it.)
-TEST(SecondStream, ValuesForAnotherShardGoToTheNextSecondInOrder) {
-  Fixture x(kXid);
-  x.lead_ms = 10000;
-  uint8_t prev[seconds::kXidBytes] = {};
-  for (int i = 0; i < 8; ++i) {
-    const uint32_t shard = i % 2 == 0 ? 3 : 0;
-    const NextResult r =
-        issue_for_shard(x.s.owner, x.s.last, kMaxCounter, shard, [&] { return x.next(kT + 10); });
-    ASSERT_EQ(r.step, Step::kIssued);
-    EXPECT_EQ(r.value, word(kTs + static_cast<uint64_t>(i), 0));
-    uint8_t cur[seconds::kXidBytes];
-    seconds::compose_xid(r.value, shard, 1, cur);
-    EXPECT_GT(std::memcmp(cur, prev, sizeof cur), 0) << "value " << i;
-    std::memcpy(prev, cur, sizeof cur);
-  }
-  // The same shard again: the same second, the next counter.
-  EXPECT_EQ(
-      issue_for_shard(x.s.owner, x.s.last, kMaxCounter, 0, [&] { return x.next(kT + 10); }).value,
-      word(kTs + 7, 1));
-}
-
-// A value taken while another session takes the stream over for its shard (between the value's
-// compare-and-swap and its check of the owner) is dropped and taken again, in the next second:
-// the other session's value is below it, as issued first.
-TEST(SecondStream, AValueTakenWhileTheStreamChangesShardIsTakenAgain) {
-  Fixture x(kXid);
-  x.lead_ms = 10000;
-  issue_for_shard(x.s.owner, x.s.last, kMaxCounter, 3, [&] { return x.next(kT); });
-  NextResult other{Step::kWait, 0};
-  int tries = 0;
-  const NextResult mine = issue_for_shard(x.s.owner, x.s.last, kMaxCounter, 3, [&] {
-    const NextResult r = x.next(kT);
-    if (++tries == 1)
-      other = issue_for_shard(x.s.owner, x.s.last, kMaxCounter, 0, [&] { return x.next(kT); });
-    return r;
-  });
-  EXPECT_EQ(tries, 2);
-  EXPECT_EQ(other.value, word(kTs + 1, 0));  // the dropped value was (kTs, 1)
-  EXPECT_EQ(mine.value, word(kTs + 2, 0));
 }

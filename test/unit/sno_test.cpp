@@ -395,7 +395,7 @@ TEST(SnoStream, TheReservationAtExitKeepsSnosOfTheNextRunAbove) {
   auto state = std::make_unique<SharedStateT<SpinLock>>();
   state->init();
   EXPECT_EQ(high_water_unix_ms(*state, kDefaultEpochMs), 0u);
-  state->streams.sno.last.store(word(kTUnit, 17));
+  state->streams.sno.words[0].last.store(word(kTUnit, 17));
   EXPECT_EQ(high_water_unix_ms(*state, kDefaultEpochMs), kT + 3);  // the unit's last ms
   // At exit the reservation comes down to just above it; the next run's clock starts there,
   // so its first unit is past every unit of this run, with the clock minutes behind.
@@ -416,7 +416,7 @@ TEST(SnoStream, ACleanStopsFinalMarkIsAboveTheSnosOfTheLeasedShard) {
   // snowflake() IDs of shard 10 at kT + 1, then snos (partition 9) up to kTUnit + 5.
   state->shards[10].last.store((kT + 1 - kDefaultEpochMs) << kSeqBits | 3);
   EXPECT_EQ(range_high_unix_ms(*state, 9, 2, kDefaultEpochMs), kT + 1);
-  state->streams.sno.last.store(word(kTUnit + 5, 0));
+  state->streams.sno.words[0].last.store(word(kTUnit + 5, 0));
   // The unit's last millisecond: the next holder, starting past it, is in a later unit.
   EXPECT_EQ(range_high_unix_ms(*state, 9, 2, kDefaultEpochMs), kT + 23);
   // Shards outside the range do not count; the server's sno stream always does.
