@@ -150,6 +150,7 @@ suite bench "benchmark (tiny run)" "$ROOT/bench/run.sh" --quick --out "$WORK/ben
 suite bench "lease benchmark (tiny run)" "$ROOT/bench/lease.sh" --quick --out "$WORK/bench-quick"
 suite bench "masking benchmark (tiny run)" "$ROOT/bench/mask.sh" --quick --out "$WORK/bench-quick"
 suite bench "blocks benchmark (tiny run)" "$ROOT/bench/blocks.sh" --quick --out "$WORK/bench-quick"
+suite bench "two-shard benchmark (tiny run)" "$ROOT/bench/two_shards.sh" --quick --out "$WORK/bench-quick"
 # Where the Citus suite runs, the Citus benchmark's tiny run too (about 20 s).
 if wanted citus && [ -f "$(citus_library)" ]; then
   suite bench "Citus benchmark (tiny run)" "$ROOT/bench/citus.sh" --quick --out "$WORK/bench-quick"
