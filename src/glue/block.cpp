@@ -153,8 +153,16 @@ void leave_line(uint64_t now_unix_ms, bool served) {
   if (place.slot >= 0 && shared != nullptr) line_leave(shared->line, place, now_unix_ms, served);
 }
 
+// The system clock's Unix millisecond: for a block that leaves the line without its own last
+// reading (a cancel, an ERROR, the backend's exit), so that the cool-down after its pause of
+// single IDs counts from now (core/block_line.hpp), not from 1970.
+uint64_t wall_unix_ms() {
+  const int64_t ns = read_clock(CLOCK_REALTIME);
+  return ns > 0 ? static_cast<uint64_t>(ns / 1000000) : 0;
+}
+
 void leave_line_at_exit(int, Datum) {
-  leave_line(0, false);
+  leave_line(wall_unix_ms(), false);
   flush_counts();
 }
 
@@ -223,7 +231,7 @@ void take_in_line(BlockKind *kind, IssueStep *out) {
   { *out = issue_loop(env, *kind); }
   PG_CATCH();
   {
-    leave_line(0, false);
+    leave_line(wall_unix_ms(), false);
     PG_RE_THROW();
   }
   PG_END_TRY();
@@ -241,6 +249,10 @@ Block take(uint64_t n, bool wait) {
     kind.count = static_cast<uint32_t>(shard_count);
     if (kind.first + kind.count - 1 > kMaxShard) raise_shard_range_too_far();
   }
+  // The no-wait form never waits, in lease mode before the first lease either: no lease open
+  // now, nothing now.
+  if (!wait && lease_mode && !state.lease.open_at(read_clock(CLOCK_MONOTONIC)))
+    return Block{0, 0, 0, 0};
   IssueStep r;
   take_in_line(&kind, &r);
   if (r.value == 0) return Block{0, 0, 0, 0};

@@ -516,6 +516,109 @@ TEST(BlockLineTest, ThePauseAndTheLineAreTheBlocksShards) {
   EXPECT_EQ(other.slot, -1);
 }
 
+// A head cancelled (an ERROR, statement_timeout) leaves the line with whatever clock its
+// caller has, none at all on the way out: the cool-down after its pause still counts from
+// its latest try, not from 1970, so the next head may not pause single IDs again at once.
+TEST(BlockLineTest, ACancelledHeadKeepsTheCoolDownOfItsPause) {
+  Line l;
+  Shard s;
+  std::atomic<uint64_t> floor{0};
+  s.last.store(uint64_t{600} << kSeqBits);  // the stream well ahead: large blocks wait
+  LinePlace a, b;
+  const uint64_t n = 100 * 1024 - 1022;
+  line_take_block<kSeqBits>(l.line, a, &s, 1, kSpan, floor, n, 100, 1000, lead_limits(100));
+  line_take_block<kSeqBits>(l.line, b, &s, 1, kSpan, floor, n, 100, 1000, lead_limits(100));
+  ASSERT_GE(a.slot, 0);
+  ASSERT_GE(b.slot, 0);
+  line_take_block<kSeqBits>(l.line, a, &s, 1, kSpan, floor, n, 100, 1100, lead_limits(100));
+  ASSERT_TRUE(l.line.singles_paused(kSpan));  // paused from 1100
+  line_take_block<kSeqBits>(l.line, a, &s, 1, kSpan, floor, n, 100, 1500, lead_limits(100));
+  line_leave(l.line, a, 0, false);  // cancelled at 1500 with no clock: the pause lasted 400 ms
+  EXPECT_FALSE(l.line.singles_paused(kSpan));
+  // b is head from 1600: kBlockCapAfterMs later it would pause, but the cool-down (400 ms from
+  // 1500) holds it to 1900.
+  for (uint64_t now : {1600, 1700, 1899}) {
+    line_take_block<kSeqBits>(l.line, b, &s, 1, kSpan, floor, n, 100, now, lead_limits(100));
+    EXPECT_FALSE(l.line.singles_paused(kSpan)) << now;
+  }
+  line_take_block<kSeqBits>(l.line, b, &s, 1, kSpan, floor, n, 100, 1900, lead_limits(100));
+  EXPECT_TRUE(l.line.singles_paused(kSpan));
+  line_leave(l.line, b, 1900, false);
+}
+
+// Heads of two shards pause single IDs of their own shards at once, and neither waits out the
+// other's pause or cool-down (two roles, each with its snowflake.shard_id).
+TEST(BlockLineTest, HeadsOfTwoShardsPauseAtOnce) {
+  Line l;
+  Shard s3, s5;
+  std::atomic<uint64_t> floor{0};
+  const uint64_t span3 = shard_span(3, 1), span5 = shard_span(5, 1);
+  s3.last.store(uint64_t{600} << kSeqBits);
+  s5.last.store(uint64_t{600} << kSeqBits);
+  LinePlace h3, h5;
+  const uint64_t n = 100 * 1024 - 1022;
+  line_take_block<kSeqBits>(l.line, h3, &s3, 1, span3, floor, n, 100, 1000, lead_limits(100));
+  line_take_block<kSeqBits>(l.line, h5, &s5, 1, span5, floor, n, 100, 1000, lead_limits(100));
+  line_take_block<kSeqBits>(l.line, h3, &s3, 1, span3, floor, n, 100, 1100, lead_limits(100));
+  line_take_block<kSeqBits>(l.line, h5, &s5, 1, span5, floor, n, 100, 1100, lead_limits(100));
+  EXPECT_TRUE(l.line.singles_paused(span3));
+  EXPECT_TRUE(l.line.singles_paused(span5));
+  EXPECT_FALSE(l.line.singles_paused(shard_span(4, 1)));
+  // Shard 3's head leaves after a long pause: its cool-down is shard 3's alone.
+  line_leave(l.line, h3, 1600, true);
+  EXPECT_FALSE(l.line.singles_paused(span3));
+  EXPECT_TRUE(l.line.singles_paused(span5));
+  line_leave(l.line, h5, 1200, true);
+  EXPECT_EQ(l.line.cooled_at(span3), 1600u + 500);
+  EXPECT_EQ(l.line.cooled_at(span5), 1200u + 100);
+  // A new head of shard 5 pauses kBlockCapAfterMs after it became head, as the cool-down of
+  // its own shard allows, though shard 3's still runs.
+  LinePlace next5;
+  line_take_block<kSeqBits>(l.line, next5, &s5, 1, span5, floor, n, 100, 1300, lead_limits(100));
+  ASSERT_GE(next5.slot, 0);
+  line_take_block<kSeqBits>(l.line, next5, &s5, 1, span5, floor, n, 100, 1400, lead_limits(100));
+  EXPECT_TRUE(l.line.singles_paused(span5));
+  EXPECT_FALSE(l.line.singles_paused(span3));
+  line_leave(l.line, next5, 1400, false);
+}
+
+// The bound of the line holds for each shard while blocks of two shards loop beside single IDs
+// at both shards' capacity: no block waits longer than 2 x (max_lead + 100 ms) + 100 ms.
+TEST(BlockLineTest, BlocksOfTwoShardsEachKeepTheBoundBesideSinglesAtCapacity) {
+  Line l;
+  Shard s[2];
+  std::atomic<uint64_t> floor[2];
+  const uint64_t spans[2] = {shard_span(3, 1), shard_span(5, 1)};
+  const uint64_t max_lead = 1024, start = 5000;
+  const uint64_t n = 101 * 1024 - 1023;  // the largest block of a 100 ms bound
+  LinePlace p[2];
+  uint64_t asked[2] = {start, start}, longest = 0;
+  int taken[2] = {0, 0};
+  for (int k = 0; k < 2; ++k) {
+    floor[k].store(0);
+    s[k].last.store((start + max_lead) << kSeqBits);  // singles already at their lead bound
+  }
+  for (uint64_t now = start; now < start + 10000; ++now) {
+    for (int k = 0; k < 2; ++k) {
+      // Singles, flat out: 2,048 tries a millisecond (twice the capacity), unless paused.
+      for (int i = 0; i < 2048 && !l.line.singles_paused(spans[k]); ++i)
+        next_state<kSeqBits>(s[k].last, now, lead_limits(max_lead));
+      if (asked[k] > now) continue;
+      const RangeBlockResult r = line_take_block<kSeqBits>(l.line, p[k], &s[k], 1, spans[k],
+                                                           floor[k], n, now, now, lead_limits(100));
+      if (r.block.step == Step::kIssued) {
+        longest = std::max(longest, now - asked[k]);
+        line_leave(l.line, p[k], now, true);
+        asked[k] = now + 1;  // the next block, asked at once
+        ++taken[k];
+      }
+    }
+  }
+  EXPECT_GE(taken[0], 3);
+  EXPECT_GE(taken[1], 3);
+  EXPECT_LE(longest, 2 * (max_lead + 100) + 100);
+}
+
 // A slot being taken (its ticket not yet written) holds every later ticket back: two heads
 // never take at once.
 TEST(BlockLineTest, ASlotBeingTakenIsEarlierThanEveryTicket) {
