@@ -77,7 +77,7 @@ endif
 # The server's bitcode rule drops PG_CXXFLAGS; JIT inlining of this module is not needed.
 override with_llvm = no
 
-EXTRA_CLEAN = snowflake_mask_key test/unit/unit_tests bench/core_costs test/fuzz/fuzz_core test/fuzz/corpus tmp_check tmp_check_regress
+EXTRA_CLEAN = snowflake_mask_key snowflake_mask_key_check test/unit/unit_tests bench/core_costs test/fuzz/fuzz_core test/fuzz/corpus tmp_check tmp_check_regress
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
@@ -85,6 +85,19 @@ include $(PGXS)
 snowflake_mask_key: scripts/mask_key.sh
 	cp $< $@
 	chmod 755 $@
+
+# The key tool's check: a key file read with the server's own parser (core/mask.cpp), so that
+# snowflake_mask_key accepts what the server accepts and writes only what it loads; installed
+# beside it.
+MASK_KEY_CHECK_SRCS = src/tools/mask_key_check.cpp src/core/mask.cpp src/core/ulid_codec.cpp
+snowflake_mask_key_check: $(MASK_KEY_CHECK_SRCS) $(wildcard src/core/*.hpp)
+	$(CXX) -std=c++17 -O2 -Wall -Wextra $(WERROR) $(CPPFLAGS) -Isrc -o $@ \
+		$(MASK_KEY_CHECK_SRCS) $(PG_LDFLAGS) $(LDFLAGS) -lcrypto
+all: snowflake_mask_key_check
+install: install-mask-key-check
+install-mask-key-check: snowflake_mask_key_check installdirs
+	$(INSTALL_PROGRAM) snowflake_mask_key_check '$(DESTDIR)$(bindir)/'
+.PHONY: install-mask-key-check
 
 # PGXS knows no header dependencies.
 $(OBJS): $(wildcard src/core/*.hpp src/glue/*.hpp)
@@ -157,7 +170,7 @@ prove_installcheck:
 # The C++ style (.clang-format) as clang-format 14, Debian 12's, applies it: scripts/test.sh
 # checks it on 15 (other Debian suites carry other clang-format versions, which differ).
 CLANG_FORMAT ?= clang-format
-FORMAT_FILES = $(sort $(wildcard src/core/*.[ch]pp src/glue/*.[ch]pp test/unit/*.cpp \
+FORMAT_FILES = $(sort $(wildcard src/core/*.[ch]pp src/glue/*.[ch]pp src/tools/*.cpp test/unit/*.cpp \
 	test/fuzz/*.cpp bench/*.cpp))
 formatcheck:
 	$(CLANG_FORMAT) --dry-run --Werror $(FORMAT_FILES)

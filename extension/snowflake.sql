@@ -10,8 +10,11 @@ CREATE FUNCTION snowflake(shard integer) RETURNS bigint
 	AS 'MODULE_PATHNAME', 'snowflake_generate_shard' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 
 -- The shard is what keeps servers' IDs apart, and snowflake.shard_id is the superuser's to
--- set: issuing on any other shard needs a grant given on purpose.
+-- set: issuing on any other shard needs a grant given on purpose, by the extension's owner
+-- (who, after a database owner's CREATE EXTENSION of this trusted extension, owns none of
+-- its objects: the bootstrap superuser does).
 REVOKE ALL ON FUNCTION snowflake(integer) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION snowflake(integer) TO @extowner@ WITH GRANT OPTION;
 
 -- snowflake decoding (the time depends on snowflake.epoch, fixed at server start)
 
@@ -899,7 +902,7 @@ CREATE FUNCTION snowflake_status(
 	OUT lease_expires_ms bigint, OUT etcd_endpoint text, OUT etcd_error text,
 	OUT etcd_requests bigint, OUT mask_key_id integer, OUT mask_keys integer,
 	OUT mask_key_problem text, OUT mask_key_fingerprint text, OUT blocks bigint,
-	OUT block_ids bigint)
+	OUT block_ids bigint, OUT unknown_settings text)
 	RETURNS SETOF record
 	AS 'MODULE_PATHNAME', 'snowflake_status' LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED ROWS 1;
 
@@ -1139,7 +1142,7 @@ COMMENT ON AGGREGATE max(ksuid) IS 'the largest (latest) ksuid';
 COMMENT ON FUNCTION rsxid() IS 'a new rsxid: the second, the server''s shard as machine id, the postmaster''s process id and a counter, strictly increasing across the server and durable across restarts';
 COMMENT ON FUNCTION ksuid() IS 'a new KSUID: the second, then a payload of the server''s shard, a counter and 11 random bytes, strictly increasing across the server and durable across restarts';
 
-COMMENT ON FUNCTION snowflake_status() IS 'one row: whether the server generates (and why not), the IDs'' clock over the system clock and its steps, waits at snowflake.max_lead, the durable reservation with its writer, writes, waits, failures and replay, observed IDs, where the shards come from with the etcd lease''s state, and the blocks taken with the IDs they held; for pg_monitor';
+COMMENT ON FUNCTION snowflake_status() IS 'one row: whether the server generates (and why not), the IDs'' clock over the system clock and its steps, waits at snowflake.max_lead, the durable reservation with its writer, writes, waits, failures and replay, observed IDs, where the shards come from with the etcd lease''s state, the blocks taken with the IDs they held, and snowflake.* names in the configuration files that are no setting (misspellings, each with its file, line and nearest setting); for pg_monitor';
 COMMENT ON FUNCTION snowflake_streams() IS 'a row per ID stream that issued a value since start: its last value, its lead over the system clock, and its blocks taken with the IDs they held; for pg_monitor';
 COMMENT ON FUNCTION snowflake_block(integer, boolean) IS 'reserves the next n (1 to 1048576, within snowflake.block_max_lead) IDs of this server''s stream in one step, durable like every ID: every ID of the block''s shard from first to last, consecutive integers up to 1024; with wait false, what the stream holds now (count 0 to n), never waiting';
 COMMENT ON FUNCTION snowflake_block_first(integer) IS 'reserves a block of n (1 to 1024) consecutive IDs, durable like every ID, and returns its first: the block is first to first + n - 1';

@@ -5,7 +5,10 @@
 #                                       active), the line that was active losing its
 #                                       "active"; FILE is made mode 0600, and when run as
 #                                       root, given to the owner of its folder (the data
-#                                       directory's: the server's user)
+#                                       directory's: the server's user). The file before and
+#                                       after is checked with the server's own parser
+#                                       (snowflake_mask_key_check): a file the server would
+#                                       not load is left as it is
 #   snowflake_mask_key new ID           prints the key line alone
 #   snowflake_mask_key uuidv47 < FILE   the 32 hex digits of the uuidv47 key derived from the
 #                                       master key (64 hex digits) read from standard input
@@ -36,10 +39,24 @@ derive() {
     openssl dgst -sha256 | awk '{print $NF}'
 }
 
+# The key file checker, built from the server's own parser: beside this script once
+# installed (snowflake_mask_key_check), in the source tree's top folder before.
+checker() {
+  local here c
+  here=$(dirname "$0")
+  for c in "$here/snowflake_mask_key_check" "$here/../snowflake_mask_key_check"; do
+    if [ -x "$c" ]; then printf '%s\n' "$c"; return 0; fi
+  done
+  die "snowflake_mask_key_check not found beside $0 (make builds it; make install puts it there)"
+}
+
 case ${1:-} in
   new)
+    # As the server reads a key id: 1 to 3 digits, 0 to 255; written without leading zeros.
     id=${2:-}
-    [[ $id =~ ^[0-9]+$ ]] && [ "$id" -le 255 ] || die "a key id is a number from 0 to 255"
+    [[ $id =~ ^[0-9]{1,3}$ ]] && [ "$((10#$id))" -le 255 ] ||
+      die "a key id is a number from 0 to 255 (at most 3 digits), not \"$id\""
+    id=$((10#$id))
     line="$id $(openssl rand -hex 32) active"
     if [ $# -lt 3 ]; then
       printf '%s\n' "$line"
@@ -47,17 +64,34 @@ case ${1:-} in
     fi
     file=$3 dir=$(dirname "$3")
     [ -d "$dir" ] || die "no folder $dir"
+    check=$(checker)
     old=''
     if [ -e "$file" ]; then
       [ -f "$file" ] && [ ! -L "$file" ] || die "$file is not a regular file"
-      awk -v id="$id" '$1 == id {bad = 1} END {exit bad}' "$file" || die "$file already has a key $id"
-      old=$(sed 's/[[:space:]]\{1,\}active[[:space:]]*$//' "$file")
+      # The file as it is must load: the tool changes nothing the server would refuse.
+      ids=$("$check" "$file") || die "$file is not a key file the server loads; correct it first"
+      [[ " ${ids% active *} " != *" $id "* ]] || die "$file already has a key $id"
+      # The active line loses its word active; a comment after it stays.
+      old=$(awk '{
+          code = $0; comment = ""
+          if ((i = index($0, "#")) > 0) { code = substr($0, 1, i - 1); comment = substr($0, i) }
+          sub(/^[ \t]+/, "", code); sub(/[ \t\r]+$/, "", code)
+          n = split(code, w, /[ \t]+/)
+          if (n == 3 && w[3] == "active") { print w[1] " " w[2] (comment == "" ? "" : "  " comment); next }
+          print
+        }' "$file")
     fi
-    # Written in place (truncated, never replaced), so that a file's owner and mode stay;
-    # a new one is made 0600, as snowflake.mask_key_file requires.
+    # Checked with the server's parser before the file is touched; then written in place
+    # (truncated, never replaced), so that a file's owner and mode stay; a new one is made
+    # 0600, as snowflake.mask_key_file requires.
+    staged=$(umask 077 && mktemp "$dir/.snowflake_mask_key.XXXXXX")
+    trap 'rm -f "$staged"' EXIT
+    { [ -z "$old" ] || printf '%s\n' "$old"; printf '%s\n' "$line"; } > "$staged"
+    problem=$("$check" "$staged" 2>&1 >/dev/null) ||
+      die "with the new key $file would not load (${problem#"$staged: "}): it is unchanged"
     (
       umask 077
-      { [ -z "$old" ] || printf '%s\n' "$old"; printf '%s\n' "$line"; } > "$file"
+      cat "$staged" > "$file"
     )
     chmod 600 "$file"
     [ "$(id -u)" != 0 ] || chown "$(stat -c %u:%g "$dir")" "$file"
@@ -70,7 +104,7 @@ case ${1:-} in
     derive "$hex" "snowflake mask uuidv47 v1" | cut -c1-32
     ;;
   *)
-    sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'
     [ "${1:-}" = -h ] || [ "${1:-}" = --help ] || exit 2
     ;;
 esac

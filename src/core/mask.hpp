@@ -17,9 +17,10 @@ constexpr int kMaskKeyIds = 256;       // key ids 0 to 255
 constexpr size_t kMaskBodyLen = 26;    // a token's body: 128 bits in Crockford base32
 constexpr size_t kMaskPrefixMax = 63;  // TypeID's limit for a prefix
 constexpr size_t kMaskTokenMax = kMaskPrefixMax + 1 + kMaskBodyLen;
-constexpr size_t kMaskCheckLen = 7;     // bytes of the prefix's MAC inside a token
-constexpr size_t kMaskSnoLen = 10;      // a sno inside a sno token
-constexpr size_t kMaskSnoCheckLen = 5;  // of the prefix's MAC inside a sno token
+constexpr size_t kMaskCheckLen = 7;            // bytes of the prefix's MAC inside a token
+constexpr size_t kMaskSnoLen = 10;             // a sno inside a sno token
+constexpr size_t kMaskSnoCheckLen = 5;         // of the prefix's MAC inside a sno token
+constexpr size_t kMaskKeyFileMax = 64 * 1024;  // the most of a key file that is read
 
 struct MaskKeySet {
   struct Entry {

@@ -1,7 +1,9 @@
 // PostgreSQL's own errors a user of the extension meets, with a hint that names the fix: an
 // expression index, partition key or generated column on snowflake_timestamp(id) (STABLE: it
 // reads snowflake.epoch) is refused by the server before any of our code runs, so the hint is
-// added where the error is reported (emit_log_hook), from the statement's text.
+// added where the error is reported (emit_log_hook), from the statement's text; and a call of
+// a function PUBLIC may not call (snowflake(shard), the observers, the status functions) gets
+// who grants it.
 #include <cstring>
 
 #include "glue/pg.hpp"
@@ -33,8 +35,43 @@ bool is_immutable_refusal(const char *message_id) {
   return false;
 }
 
+// The extension's functions that PUBLIC may not call, by name as "permission denied for
+// function NAME" gives it, and who grants them.
+const char *grant_hint(const char *message) {
+  static const struct {
+    const char *name, *hint;
+  } kGrants[] = {
+      {"snowflake",
+       "snowflake(shard) issues on a shard the caller chooses: the extension's owner (see "
+       "\\dx snowflake) grants it: GRANT EXECUTE ON FUNCTION snowflake(integer) TO role."},
+      {"snowflake_observe",
+       "snowflake_observe() moves the IDs' clock of every role: the extension's owner (see "
+       "\\dx snowflake) grants it: GRANT EXECUTE ON FUNCTION snowflake_observe(bigint) TO role."},
+      {"snowflake_observe_trigger",
+       "The extension's owner (see \\dx snowflake) grants it: GRANT EXECUTE ON FUNCTION "
+       "snowflake_observe_trigger() TO role."},
+      {"snowflake_replica_guard",
+       "The extension's owner (see \\dx snowflake) grants it: GRANT EXECUTE ON FUNCTION "
+       "snowflake_replica_guard() TO role."},
+      {"snowflake_status", "It is pg_monitor's: GRANT pg_monitor TO role."},
+      {"snowflake_streams", "It is pg_monitor's: GRANT pg_monitor TO role."},
+      {"snowflake_reservation_create", "Only a superuser may call it."},
+  };
+  const char *space = message != nullptr ? std::strrchr(message, ' ') : nullptr;
+  if (space == nullptr) return nullptr;
+  for (const auto &g : kGrants)
+    if (std::strcmp(space + 1, g.name) == 0) return g.hint;
+  return nullptr;
+}
+
 // Never raises: it runs while an error is being reported.
 void add_hint(ErrorData *edata) {
+  if (edata->elevel == ERROR && edata->hint == nullptr &&
+      edata->sqlerrcode == ERRCODE_INSUFFICIENT_PRIVILEGE && edata->message_id != nullptr &&
+      std::strcmp(edata->message_id, "permission denied for function %s") == 0) {
+    const char *hint = grant_hint(edata->message);
+    if (hint != nullptr) edata->hint = MemoryContextStrdup(ErrorContext, hint);
+  }
   if (edata->elevel == ERROR && edata->hint == nullptr && debug_query_string != nullptr &&
       is_immutable_refusal(edata->message_id)) {
     const char *call = nullptr;

@@ -29,7 +29,7 @@ struct KeyFileExtra {
   char warning[sizeof MaskKeySet::warning];
 };
 
-constexpr size_t kMaxFileBytes = 64 * 1024;
+constexpr size_t kMaxFileBytes = kMaskKeyFileMax;
 
 // What the check hook read, until the assign hook installs it: in secret memory (not in the
 // setting's extra, which guc.c frees without wiping), wiped as soon as it is installed or

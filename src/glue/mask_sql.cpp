@@ -7,6 +7,7 @@
 #include "glue/mask_keys.hpp"
 
 extern "C" {
+#include "mb/pg_wchar.h"
 #include "utils/builtins.h"
 #include "utils/uuid.h"
 }
@@ -93,11 +94,14 @@ const char *token_problem(TokenParse p) {
 }
 
 [[noreturn]] void bad_token(const text *t, TokenParse p, const char *kind = "snowflake") {
-  // Tokens are short; a long string is cut, so that a message never carries much of the input.
+  // Tokens are short; a long string is cut, so that a message never carries much of the input,
+  // at a character's boundary (a cut inside one would make the message invalid in the
+  // database's encoding, and fail to convert to the client's).
   const int len = static_cast<int>(VARSIZE_ANY_EXHDR(t));
+  const int kept = pg_mbcliplen(VARDATA_ANY(t), len, 100);
   ereport(ERROR, (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-                  errmsg("invalid %s token: \"%.*s%s\"", kind, len > 100 ? 100 : len,
-                         VARDATA_ANY(t), len > 100 ? "..." : ""),
+                  errmsg("invalid %s token: \"%.*s%s\"", kind, kept, VARDATA_ANY(t),
+                         kept < len ? "..." : ""),
                   errdetail("%s", token_problem(p))));
 }
 

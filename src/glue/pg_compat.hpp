@@ -32,6 +32,14 @@
 #define SNOWFLAKE_ERETURN(context, dummy, rest) ereport(ERROR, rest)
 #endif
 
+// 16 keeps the settings in a hash table and hands out a sorted array of them, counted; before,
+// the array itself, counted apart.
+#if PG_VERSION_NUM >= 160000
+#define SNOWFLAKE_GUC_VARIABLES(count) get_guc_variables(count)
+#else
+#define SNOWFLAKE_GUC_VARIABLES(count) (*(count) = GetNumConfigOptions(), get_guc_variables())
+#endif
+
 // 17 gives extensions named wait events; before, every wait of an extension is "Extension".
 #if PG_VERSION_NUM >= 170000
 #define SNOWFLAKE_NAMED_WAIT_EVENTS 1

@@ -16,6 +16,8 @@
 extern "C" {
 #include "miscadmin.h"
 #include "utils/guc.h"
+#include "utils/guc_tables.h"
+#include "utils/varlena.h"
 }
 
 namespace snowflake::glue {
@@ -109,7 +111,12 @@ bool check_shard_id(int *, void **, GucSource source) noexcept {
   return true;
 }
 
-void assign_shard_id(int, void *) { shard_id_source = pending_shard_source; }
+// A session whose shard becomes the default again (RESET, a reload that removes the setting)
+// checks the configuration again before its next ID (check_snowflake_settings).
+void assign_shard_id(int, void *) {
+  shard_id_source = pending_shard_source;
+  snowflake_settings_checked = false;
+}
 
 // A setting's value in the configuration file, read before the setting is defined (while
 // PostgreSQL still holds it as a placeholder's text): if PostgreSQL is about to reject it
@@ -380,6 +387,71 @@ void raise_bad_setting() {
            errhint("Correct %s in the configuration file and reload the server (restart it, "
                    "for snowflake.epoch).",
                    bad_setting_name)));
+  pg_unreachable();
+}
+
+namespace {
+
+constexpr char kPrefix[] = "snowflake.";
+constexpr size_t kPrefixLen = sizeof kPrefix - 1;
+
+// The name of the extension's settings nearest to name (PostgreSQL's Levenshtein distance,
+// as its "Perhaps you meant" hints use).
+const char *nearest_setting(const char *name) {
+  int count = 0;
+  struct config_generic **vars = SNOWFLAKE_GUC_VARIABLES(&count);
+  const char *best = nullptr;
+  int best_distance = 0;
+  for (int i = 0; i < count; ++i) {
+    const char *known = vars[i]->name;
+    if (std::strncmp(known, kPrefix, kPrefixLen) != 0 ||
+        (vars[i]->flags & GUC_CUSTOM_PLACEHOLDER) != 0)
+      continue;
+    const int d = varstr_levenshtein(name, static_cast<int>(std::strlen(name)), known,
+                                     static_cast<int>(std::strlen(known)), 1, 1, 1, true);
+    if (best == nullptr || d < best_distance) {
+      best = known;
+      best_distance = d;
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+const char *unknown_settings() {
+  ConfigVariable *head = nullptr, *tail = nullptr;
+  // As PostgreSQL reads them at a reload: the file with what it includes, then ALTER
+  // SYSTEM's (relative to the data directory). A file that cannot be read adds nothing.
+  (void)ParseConfigFile(ConfigFileName, false, nullptr, 0, 0, DEBUG1, &head, &tail);
+  (void)ParseConfigFile(PG_AUTOCONF_FILENAME, false, nullptr, 0, 0, DEBUG1, &head, &tail);
+  StringInfoData out;
+  initStringInfo(&out);
+  for (const ConfigVariable *v = head; v != nullptr; v = v->next) {
+    if (pg_strncasecmp(v->name, kPrefix, kPrefixLen) != 0 ||
+        GetConfigOption(v->name, true, false) != nullptr)
+      continue;
+    const char *nearest = nearest_setting(v->name);
+    appendStringInfo(&out, "%s%s (%s line %d%s%s%s)", out.len > 0 ? "; " : "", v->name, v->filename,
+                     v->sourceline, nearest != nullptr ? "; did you mean " : "",
+                     nearest != nullptr ? nearest : "", nearest != nullptr ? "?" : "");
+  }
+  FreeConfigVariables(head);
+  return out.len > 0 ? out.data : nullptr;
+}
+
+void refuse_unknown_on_default_shard() {
+  if (shard_id_source != PGC_S_DEFAULT) return;
+  const char *unknown = unknown_settings();
+  if (unknown == nullptr) return;
+  ereport(ERROR,
+          (errcode(ERRCODE_UNDEFINED_OBJECT),
+           errmsg("unrecognized configuration parameter in the configuration: %s", unknown),
+           errdetail("PostgreSQL ignores a name it does not know, so this server would issue "
+                     "IDs on shard 0, every server's default; two servers with the same "
+                     "misspelling would issue the same IDs."),
+           errhint("Correct the name in the configuration file and reload the server (restart "
+                   "it, for snowflake.shard_source), or set snowflake.shard_id.")));
   pg_unreachable();
 }
 

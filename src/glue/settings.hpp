@@ -53,12 +53,24 @@ inline bool bad_epoch_setting() {
 }
 void report_default_shard();
 
-// Before issuing a snowflake ID: refused for a bad setting; said once per server when the
-// shard is the default, set nowhere. One test of a flag on the hot path.
+// The snowflake.* names in the configuration files as they are now that are no setting of the
+// extension (a misspelling: PostgreSQL only logs it), each with its file and line and the
+// nearest setting's name, "; " between them; nullptr when there is none.
+const char *unknown_settings();
+// On the default shard (snowflake.shard_id set nowhere), raises 42704 naming them, if there
+// are any.
+void refuse_unknown_on_default_shard();
+
+// Before issuing an ID that carries the session's shard: refused for a bad setting, and on the
+// default shard (set nowhere) while the configuration names a snowflake.* setting that does not
+// exist (a misspelled snowflake.shard_id or snowflake.shard_source would otherwise leave two
+// servers on shard 0); the default shard said once per server. One test of a flag on the hot
+// path; a session whose shard becomes the default again checks again.
 extern bool snowflake_settings_checked;
 inline void check_snowflake_settings() {
   if (unlikely(!snowflake_settings_checked)) {
     if (bad_setting_name != nullptr) raise_bad_setting();
+    refuse_unknown_on_default_shard();
     report_default_shard();
     snowflake_settings_checked = true;
   }

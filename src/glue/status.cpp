@@ -31,7 +31,7 @@ namespace {
 using namespace snowflake;
 using namespace snowflake::glue;
 
-constexpr int kStatusColumns = 35;
+constexpr int kStatusColumns = 36;
 constexpr int kStreamColumns = 7;
 
 int64_t system_clock_ms() { return read_clock(CLOCK_REALTIME) / 1000000; }
@@ -62,6 +62,11 @@ SNOWFLAKE_FUNCTION(snowflake_status) {
   const char *refused = generation_refused();
   if (refused == nullptr && bad_setting_name != nullptr)
     refused = psprintf("%s is \"%s\" in the configuration", bad_setting_name, bad_setting_value);
+  // Misspelled snowflake.* names in the configuration files: on the default shard, they stop
+  // the IDs that carry a shard (check_snowflake_settings).
+  const char *unknown = unknown_settings();
+  if (refused == nullptr && unknown != nullptr && !lease_mode && shard_id_source == PGC_S_DEFAULT)
+    refused = psprintf("unrecognized configuration parameter in the configuration: %s", unknown);
   if (refused == nullptr && in_recovery) refused = "the server is in recovery";
   if (refused == nullptr) refused = lease_refusal();
   values[1] = refused != nullptr ? CStringGetTextDatum(refused) : Datum(0);
@@ -139,6 +144,8 @@ SNOWFLAKE_FUNCTION(snowflake_status) {
   }
   put_count(values, 33, blocks);
   put_count(values, 34, block_ids);
+  values[35] = unknown != nullptr ? CStringGetTextDatum(unknown) : Datum(0);
+  nulls[35] = unknown == nullptr;
   tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
   return (Datum)0;
 }
