@@ -91,7 +91,7 @@ snowflake_mask_key: scripts/mask_key.sh
 # beside it.
 MASK_KEY_CHECK_SRCS = src/tools/mask_key_check.cpp src/core/mask.cpp src/core/ulid_codec.cpp
 snowflake_mask_key_check: $(MASK_KEY_CHECK_SRCS) $(wildcard src/core/*.hpp)
-	$(CXX) -std=c++17 -O2 -Wall -Wextra $(WERROR) $(CPPFLAGS) -Isrc -o $@ \
+	$(CXX) $(CXXFLAGS) -std=c++17 -Wall -Wextra $(WERROR) $(CPPFLAGS) -Isrc -o $@ \
 		$(MASK_KEY_CHECK_SRCS) $(PG_LDFLAGS) $(LDFLAGS) -lcrypto
 all: snowflake_mask_key_check
 install: install-mask-key-check

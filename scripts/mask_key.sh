@@ -43,7 +43,7 @@ derive() {
 # installed (snowflake_mask_key_check), in the source tree's top folder before.
 checker() {
   local here c
-  here=$(dirname "$0")
+  here=$(dirname "$(readlink -f "$0")")
   for c in "$here/snowflake_mask_key_check" "$here/../snowflake_mask_key_check"; do
     if [ -x "$c" ]; then printf '%s\n' "$c"; return 0; fi
   done
@@ -68,9 +68,12 @@ case ${1:-} in
     old=''
     if [ -e "$file" ]; then
       [ -f "$file" ] && [ ! -L "$file" ] || die "$file is not a regular file"
-      # The file as it is must load: the tool changes nothing the server would refuse.
-      ids=$("$check" "$file") || die "$file is not a key file the server loads; correct it first"
-      [[ " ${ids% active *} " != *" $id "* ]] || die "$file already has a key $id"
+      # The file as it is must load (unless it holds no key yet: empty, or comments alone):
+      # the tool changes nothing the server would refuse.
+      if awk '{ sub(/#.*/, "") } NF { found = 1 } END { exit !found }' "$file"; then
+        ids=$("$check" "$file") || die "$file is not a key file the server loads; correct it first"
+        [[ " ${ids% active *} " != *" $id "* ]] || die "$file already has a key $id"
+      fi
       # The active line loses its word active; a comment after it stays.
       old=$(awk '{
           code = $0; comment = ""

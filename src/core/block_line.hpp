@@ -112,9 +112,13 @@ struct alignas(64) BlockLine {
       BlockPause &p = pause[i];
       uint64_t none = 0;
       if (p.by.load(std::memory_order_relaxed) != 0 ||
-          p.cool_until_unix_ms.load(std::memory_order_acquire) > now_unix_ms ||
           !p.by.compare_exchange_strong(none, kLineClaiming, std::memory_order_acq_rel))
         continue;
+      // Owned now: the cool-down read is the one the pause that ended here stored.
+      if (p.cool_until_unix_ms.load(std::memory_order_acquire) > now_unix_ms) {
+        p.by.store(0, std::memory_order_release);
+        continue;
+      }
       p.span.store(span, std::memory_order_relaxed);
       p.since_unix_ms.store(now_unix_ms, std::memory_order_relaxed);
       pauses.fetch_add(1, std::memory_order_acq_rel);

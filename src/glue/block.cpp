@@ -249,10 +249,9 @@ Block take(uint64_t n, bool wait) {
     kind.count = static_cast<uint32_t>(shard_count);
     if (kind.first + kind.count - 1 > kMaxShard) raise_shard_range_too_far();
   }
-  // The no-wait form never waits, in lease mode before the first lease either: no lease open
-  // now, nothing now.
-  if (!wait && lease_mode && !state.lease.open_at(read_clock(CLOCK_MONOTONIC)))
-    return Block{0, 0, 0, 0};
+  // The no-wait form never waits, in lease mode before the first lease either: a lease on its
+  // way, nothing now; no lease to wait for, the ERROR that says why.
+  if (!wait && lease_mode && lease_pending(state.lease)) return Block{0, 0, 0, 0};
   IssueStep r;
   take_in_line(&kind, &r);
   if (r.value == 0) return Block{0, 0, 0, 0};

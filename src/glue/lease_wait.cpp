@@ -158,6 +158,14 @@ void await_lease(LeaseSlot &lease) {
   ConditionVariableCancelSleep();
 }
 
+bool lease_pending(LeaseSlot &lease) {
+  if (lease_setting_problem[0] != '\0') raise_setting_problem();
+  if (lease_open(lease)) return false;
+  if (!worth_waiting(lease)) raise_no_lease(lease);
+  wake_lease_worker(lease);
+  return true;
+}
+
 void await_lease_cover(SharedState &state, uint64_t needed_unix_ms) {
   LeaseSlot &lease = state.lease;
   // The reservation first (it raises the request the lease worker reads, too).

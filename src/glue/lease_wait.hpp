@@ -33,6 +33,10 @@ void register_lease_worker();
 // open lease, or raises the ERROR that says why it has none: at once when a lease was held
 // since start and lapsed or fails (only a first lease, or a renewal in flight, is waited for).
 void await_lease(LeaseSlot &lease);
+// For the forms that never wait: true when no lease is open now but one is on its way (a first
+// lease, one taken back), so there is nothing to give yet; false when a lease is open; raises
+// what await_lease raises when none is worth waiting for or the settings do not fit.
+bool lease_pending(LeaseSlot &lease);
 // Waits until both the reservation and the lease's mark cover needed_unix_ms (asking the
 // writer and the lease worker for them), or raises an ERROR.
 void await_lease_cover(SharedState &state, uint64_t needed_unix_ms);

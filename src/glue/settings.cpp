@@ -17,6 +17,8 @@ extern "C" {
 #include "miscadmin.h"
 #include "utils/guc.h"
 #include "utils/guc_tables.h"
+#include "utils/memutils.h"
+#include "utils/timestamp.h"
 #include "utils/varlena.h"
 }
 
@@ -25,7 +27,6 @@ namespace snowflake::glue {
 int shard_id = 0;
 int shard_count = 1;
 int on_shard_collision = WARNING;
-int shard_id_source = PGC_S_DEFAULT;
 const char *bad_setting_name = nullptr;
 char bad_setting_value[64];
 bool snowflake_settings_checked = false;
@@ -90,11 +91,19 @@ void assign_epoch(const char *newval, void *) {
   if (parse_epoch(newval, &v)) epoch_ms = v;
 }
 
-// The source of snowflake.shard_id's value, kept from the check hook (which is told it) to the
-// assign hook (which is called only for the value that is set). A value from the
-// configuration file that passed the check also mends a bad one found at start.
-int pending_shard_source = PGC_S_DEFAULT;
+// snowflake.shard_id's own record (found once it is defined): the source of the value in
+// force. The hooks cannot follow it: RESET, the end of a SET LOCAL and of a function's SET
+// restore a value through the assign hook alone, and ALTER ROLE checks one it never assigns.
+struct config_generic *shard_id_record = nullptr;
 
+void find_shard_id_record() {
+  int count = 0;
+  struct config_generic **vars = SNOWFLAKE_GUC_VARIABLES(&count);
+  for (int i = 0; i < count && shard_id_record == nullptr; ++i)
+    if (pg_strcasecmp(vars[i]->name, "snowflake.shard_id") == 0) shard_id_record = vars[i];
+}
+
+// A value from the configuration file that passes the check mends a bad one found at start.
 bool check_shard_id(int *, void **, GucSource source) noexcept {
   // In lease mode the shard is the lease's: a shard set anywhere would issue outside it.
   if (lease_mode && source > PGC_S_DEFAULT) {
@@ -104,19 +113,15 @@ bool check_shard_id(int *, void **, GucSource source) noexcept {
     GUC_check_errhint("Remove the setting; snowflake_status() shows the leased shards.");
     return false;
   }
-  pending_shard_source = source;
   if (source == PGC_S_FILE && bad_setting_name != nullptr &&
       std::strcmp(bad_setting_name, "snowflake.shard_id") == 0)
     bad_setting_name = nullptr;
   return true;
 }
 
-// A session whose shard becomes the default again (RESET, a reload that removes the setting)
-// checks the configuration again before its next ID (check_snowflake_settings).
-void assign_shard_id(int, void *) {
-  shard_id_source = pending_shard_source;
-  snowflake_settings_checked = false;
-}
+// A session whose shard changes (to the default again, say: RESET, a reload that removes the
+// setting) checks the configuration again before its next ID (check_snowflake_settings).
+void assign_shard_id(int, void *) { snowflake_settings_checked = false; }
 
 // A setting's value in the configuration file, read before the setting is defined (while
 // PostgreSQL still holds it as a placeholder's text): if PostgreSQL is about to reject it
@@ -227,6 +232,7 @@ void define_settings() {
       "shard; two writers with one shard can make the same ID.",
       &shard_id, 0, 0, static_cast<int>(kMaxShard), PGC_SUSET, 0, check_shard_id, assign_shard_id,
       nullptr);
+  find_shard_id_record();
   DefineCustomEnumVariable(
       "snowflake.on_shard_collision",
       "What snowflake_replica_guard() does with a replicated row whose ID has this server's "
@@ -417,46 +423,88 @@ const char *nearest_setting(const char *name) {
   return best;
 }
 
-}  // namespace
-
-const char *unknown_settings() {
+// Reads the configuration files as PostgreSQL does at a reload: the file with what it
+// includes, then ALTER SYSTEM's (relative to the data directory). A file or line that cannot
+// be read adds an entry with no name, which is passed over, as PostgreSQL does.
+UnknownSettings read_unknown_settings() {
   ConfigVariable *head = nullptr, *tail = nullptr;
-  // As PostgreSQL reads them at a reload: the file with what it includes, then ALTER
-  // SYSTEM's (relative to the data directory). A file that cannot be read adds nothing.
   (void)ParseConfigFile(ConfigFileName, false, nullptr, 0, 0, DEBUG1, &head, &tail);
   (void)ParseConfigFile(PG_AUTOCONF_FILENAME, false, nullptr, 0, 0, DEBUG1, &head, &tail);
-  StringInfoData out;
-  initStringInfo(&out);
+  StringInfoData names, places;
+  initStringInfo(&names);
+  initStringInfo(&places);
   for (const ConfigVariable *v = head; v != nullptr; v = v->next) {
-    if (pg_strncasecmp(v->name, kPrefix, kPrefixLen) != 0 ||
+    if (v->ignore || v->name == nullptr || pg_strncasecmp(v->name, kPrefix, kPrefixLen) != 0 ||
         GetConfigOption(v->name, true, false) != nullptr)
       continue;
     const char *nearest = nearest_setting(v->name);
-    appendStringInfo(&out, "%s%s (%s line %d%s%s%s)", out.len > 0 ? "; " : "", v->name, v->filename,
-                     v->sourceline, nearest != nullptr ? "; did you mean " : "",
-                     nearest != nullptr ? nearest : "", nearest != nullptr ? "?" : "");
+    char hint[128] = "";
+    if (nearest != nullptr) snprintf(hint, sizeof hint, "; did you mean %s?", nearest);
+    appendStringInfo(&places, "%s%s (%s line %d%s)", places.len > 0 ? "; " : "", v->name,
+                     v->filename != nullptr ? v->filename : "?", v->sourceline, hint);
+    // Each name once in the short form, whatever files name it.
+    bool seen = false;
+    for (const ConfigVariable *w = head; w != v && !seen; w = w->next)
+      seen = !w->ignore && w->name != nullptr && pg_strcasecmp(w->name, v->name) == 0;
+    if (!seen)
+      appendStringInfo(&names, "%s%s%s%s%s", names.len > 0 ? "; " : "", v->name,
+                       nearest != nullptr ? " (" : "", nearest != nullptr ? hint + 2 : "",
+                       nearest != nullptr ? ")" : "");
   }
   FreeConfigVariables(head);
-  return out.len > 0 ? out.data : nullptr;
+  return UnknownSettings{names.len > 0 ? names.data : nullptr,
+                         places.len > 0 ? places.data : nullptr};
+}
+
+}  // namespace
+
+UnknownSettings unknown_settings() {
+  // Read once per load of the configuration in this process (PgReloadTime): the files as the
+  // server last loaded them, and a monitoring query that repeats reads nothing again.
+  static TimestampTz read_for = 0;
+  static UnknownSettings cached{nullptr, nullptr};
+  if (read_for != 0 && read_for == PgReloadTime) return cached;
+  MemoryContext scratch =
+      AllocSetContextCreate(CurrentMemoryContext, "snowflake settings", ALLOCSET_SMALL_SIZES);
+  MemoryContext was = MemoryContextSwitchTo(scratch);
+  const UnknownSettings found = read_unknown_settings();
+  MemoryContextSwitchTo(was);
+  if (cached.names != nullptr) pfree(const_cast<char *>(cached.names));
+  if (cached.places != nullptr) pfree(const_cast<char *>(cached.places));
+  cached.names =
+      found.names != nullptr ? MemoryContextStrdup(TopMemoryContext, found.names) : nullptr;
+  cached.places =
+      found.places != nullptr ? MemoryContextStrdup(TopMemoryContext, found.places) : nullptr;
+  MemoryContextDelete(scratch);
+  read_for = PgReloadTime;
+  return cached;
+}
+
+int shard_id_source() {
+  return shard_id_record != nullptr ? static_cast<int>(shard_id_record->source) : PGC_S_DEFAULT;
 }
 
 void refuse_unknown_on_default_shard() {
-  if (shard_id_source != PGC_S_DEFAULT) return;
-  const char *unknown = unknown_settings();
-  if (unknown == nullptr) return;
+  if (shard_id_source() != PGC_S_DEFAULT) return;
+  const UnknownSettings unknown = unknown_settings();
+  if (unknown.names == nullptr) return;
+  // Where in the files, in the server's log alone: the configuration files' paths are for
+  // roles that may read the server's settings.
   ereport(ERROR,
           (errcode(ERRCODE_UNDEFINED_OBJECT),
-           errmsg("unrecognized configuration parameter in the configuration: %s", unknown),
+           errmsg("unrecognized configuration parameter in the configuration: %s", unknown.names),
            errdetail("PostgreSQL ignores a name it does not know, so this server would issue "
                      "IDs on shard 0, every server's default; two servers with the same "
                      "misspelling would issue the same IDs."),
+           errdetail_log("Found at: %s.", unknown.places),
            errhint("Correct the name in the configuration file and reload the server (restart "
-                   "it, for snowflake.shard_source), or set snowflake.shard_id.")));
+                   "it, for snowflake.shard_source), or set snowflake.shard_id. "
+                   "snowflake_status().unknown_settings shows where it is.")));
   pg_unreachable();
 }
 
 void report_default_shard() {
-  if (lease_mode || shard_id_source != PGC_S_DEFAULT || shared == nullptr) return;
+  if (lease_mode || shard_id_source() != PGC_S_DEFAULT || shared == nullptr) return;
   int expected = 0;
   if (!shared->reservation.default_shard_reported.compare_exchange_strong(expected, 1)) return;
   ereport(WARNING,

@@ -11,7 +11,6 @@ void define_settings();
 extern int shard_id;     // snowflake.shard_id
 extern int shard_count;  // snowflake.shard_count: snowflake() issues on shard_id ... + count - 1
 extern int on_shard_collision;      // snowflake.on_shard_collision: WARNING or ERROR
-extern int shard_id_source;         // the GucSource snowflake.shard_id was last set from
 extern int max_lead_ms;             // snowflake.max_lead
 extern int block_max_lead_ms;       // snowflake.block_max_lead
 extern int max_clock_offset_ms;     // snowflake.max_clock_offset
@@ -53,10 +52,18 @@ inline bool bad_epoch_setting() {
 }
 void report_default_shard();
 
-// The snowflake.* names in the configuration files as they are now that are no setting of the
-// extension (a misspelling: PostgreSQL only logs it), each with its file and line and the
-// nearest setting's name, "; " between them; nullptr when there is none.
-const char *unknown_settings();
+// The GucSource of snowflake.shard_id's value in force (PGC_S_DEFAULT: set nowhere).
+int shard_id_source();
+
+// The snowflake.* names in the configuration files as the server last loaded them that are no
+// setting of the extension (a misspelling: PostgreSQL only logs it and drops it): names, each
+// with the nearest setting's name; places, each with its file and line too; "; " between them;
+// both nullptr when there is none.
+struct UnknownSettings {
+  const char *names;
+  const char *places;
+};
+UnknownSettings unknown_settings();
 // On the default shard (snowflake.shard_id set nowhere), raises 42704 naming them, if there
 // are any.
 void refuse_unknown_on_default_shard();

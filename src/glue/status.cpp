@@ -64,9 +64,11 @@ SNOWFLAKE_FUNCTION(snowflake_status) {
     refused = psprintf("%s is \"%s\" in the configuration", bad_setting_name, bad_setting_value);
   // Misspelled snowflake.* names in the configuration files: on the default shard, they stop
   // the IDs that carry a shard (check_snowflake_settings).
-  const char *unknown = unknown_settings();
-  if (refused == nullptr && unknown != nullptr && !lease_mode && shard_id_source == PGC_S_DEFAULT)
-    refused = psprintf("unrecognized configuration parameter in the configuration: %s", unknown);
+  const UnknownSettings unknown = unknown_settings();
+  if (refused == nullptr && unknown.names != nullptr && !lease_mode &&
+      shard_id_source() == PGC_S_DEFAULT)
+    refused =
+        psprintf("unrecognized configuration parameter in the configuration: %s", unknown.names);
   if (refused == nullptr && in_recovery) refused = "the server is in recovery";
   if (refused == nullptr) refused = lease_refusal();
   values[1] = refused != nullptr ? CStringGetTextDatum(refused) : Datum(0);
@@ -104,7 +106,7 @@ SNOWFLAKE_FUNCTION(snowflake_status) {
   // nowhere, so on the shard every server defaults to).
   values[18] = Int32GetDatum(shard_id);
   values[19] = Int32GetDatum(shard_count);
-  values[20] = CStringGetTextDatum(GucSource_Names[shard_id_source]);
+  values[20] = CStringGetTextDatum(GucSource_Names[shard_id_source()]);
   // Lease mode: where the shards come from, the lease, and what etcd last said.
   const LeaseSlot &lease = state.lease;
   values[21] = CStringGetTextDatum(lease_mode ? "etcd" : "config");
@@ -144,8 +146,8 @@ SNOWFLAKE_FUNCTION(snowflake_status) {
   }
   put_count(values, 33, blocks);
   put_count(values, 34, block_ids);
-  values[35] = unknown != nullptr ? CStringGetTextDatum(unknown) : Datum(0);
-  nulls[35] = unknown == nullptr;
+  values[35] = unknown.places != nullptr ? CStringGetTextDatum(unknown.places) : Datum(0);
+  nulls[35] = unknown.places == nullptr;
   tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
   return (Datum)0;
 }

@@ -104,7 +104,8 @@ is( columns_of('snowflake_status'),
 		mask_key_problem => 'text',
 		mask_key_fingerprint => 'text',
 		blocks => 'bigint',
-		block_ids => 'bigint'),
+		block_ids => 'bigint',
+		unknown_settings => 'text'),
 	'snowflake_status() has the server\'s columns');
 is( columns_of('snowflake_streams'),
 	sorted_columns(

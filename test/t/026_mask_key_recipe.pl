@@ -72,11 +72,21 @@ foreach my $id ('0007', '256', '-1', 'x')
 	ok(!IPC::Run::run([ $tool, 'new', $id, $file ], '>', \$out, '2>', \$err),
 		"snowflake_mask_key new $id is refused");
 	like($err, qr/a key id is a number from 0 to 255/, 'saying what an id is');
+	is(slurp_file($file), $before, 'and leaves the file as it was');
 }
 ok(IPC::Run::run([ $tool, 'new', '007', $file ], '>', \$out, '2>', \$err),
 	'007, which the server reads as 7, is taken') or diag($err);
 like(slurp_file($file), qr/\n7 [0-9a-f]{64} active\n\z/, 'and written as 7');
 $before = slurp_file($file);
+# A file that holds no key yet (comments alone) is a start.
+my $fresh = $node->data_dir . '/fresh.keys';
+open($fh, '>', $fresh) or die "$fresh: $!";
+print $fh "# made by hand first\n";
+close $fh;
+chmod 0600, $fresh;
+ok(IPC::Run::run([ $tool, 'new', '1', $fresh ], '>', \$out, '2>', \$err),
+	'snowflake_mask_key new 1 on a file of comments alone') or diag($err);
+like(slurp_file($fresh), qr/^# made by hand first\n1 [0-9a-f]{64} active\n\z/, 'the key added below them');
 # A file the server would not load (two active lines) is not touched.
 open($fh, '>>', $file) or die "$file: $!";
 print $fh "9 $hex active\n";

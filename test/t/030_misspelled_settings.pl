@@ -2,8 +2,10 @@
 # not know and drops it, so a misspelled snowflake.shard_id or snowflake.shard_source would
 # leave the server on shard 0, every server's default (two servers with the same misspelling
 # would issue the same IDs). On the default shard, the generators of IDs that carry a shard
-# refuse (42704), naming the name, its file and line, and the setting nearest to it;
-# snowflake_status() names it in any case; a correction and a reload end it.
+# refuse (42704), naming the name and the setting nearest to it (its file and line go to the
+# server's log, and to snowflake_status(), which is pg_monitor's); snowflake_status() names it
+# in any case; a correction and a reload end it. A configuration file PostgreSQL cannot parse
+# changes nothing of that.
 use strict;
 use warnings FATAL => 'all';
 use PostgreSQL::Test::Cluster;
@@ -39,14 +41,15 @@ sub refuses
 		my ($ret, $stdout, $stderr) =
 		  $node->psql('postgres', "SELECT $call", extra_params => [ '-v', 'VERBOSITY=verbose' ]);
 		like($stderr,
-			qr/ERROR:  42704: unrecognized configuration parameter in the configuration: \Q$name\E \(\Q$typo_file\E line 1; did you mean \Q$nearest\E\?\).*HINT:  Correct the name/s,
+			qr/ERROR:  42704: unrecognized configuration parameter in the configuration: \Q$name\E \(did you mean \Q$nearest\E\?\)\n.*HINT:  Correct the name/s,
 			"$how: $call refuses, naming $name and $nearest");
+		unlike($stderr, qr/\Q$typo_file\E/, "$how: $call shows no file of the server's");
 	}
 	like($node->safe_psql('postgres', 'SELECT snowflake_uuidv7()'), qr/^[0-9a-f-]{36}$/,
 		"$how: snowflake_uuidv7(), which carries no shard, generates");
 	is( $node->safe_psql('postgres',
 			'SELECT generation_refused, unknown_settings FROM snowflake_status()'),
-		"unrecognized configuration parameter in the configuration: $name ($typo_file line 1; did you mean $nearest?)|$name ($typo_file line 1; did you mean $nearest?)",
+		"unrecognized configuration parameter in the configuration: $name (did you mean $nearest?)|$name ($typo_file line 1; did you mean $nearest?)",
 		"$how: snowflake_status() says why, and names it");
 }
 
@@ -54,6 +57,27 @@ sub refuses
 write_typo_conf("snowflake.shardid = 1\n");
 $node->reload;
 refuses('snowflake.shardid', 'snowflake.shard_id', 'snowflake.shardid added and reloaded');
+like(slurp_file($node->logfile),
+	qr/DETAIL:  Found at: snowflake.shardid \(\Q$typo_file\E line 1; did you mean snowflake.shard_id\?\)/,
+	'the server\'s log says where');
+
+# A session that sets a shard and then RESETs it is back on the default shard: refused again.
+my ($ret, $stdout, $stderr) = $node->psql('postgres',
+	'SET snowflake.shard_id = 3; SELECT snowflake_shard(snowflake()); RESET snowflake.shard_id; SELECT snowflake()');
+is($stdout, '3', 'a session\'s own shard issues');
+like($stderr, qr/ERROR:  unrecognized configuration parameter in the configuration: snowflake.shardid/,
+	'after RESET, the session refuses again');
+
+# A configuration file PostgreSQL cannot parse (a line that is no setting, a missing file
+# included): the reload is refused, and the extension reads the files without harm.
+write_typo_conf("snowflake.shardid = 1\nthis line is no setting\ninclude 'no_such_file.conf'\n");
+$node->reload;
+is($node->safe_psql('postgres', 'SELECT count(*) FROM snowflake_status()'), '1',
+	'snowflake_status() answers beside a configuration file with errors');
+($ret, $stdout, $stderr) = $node->psql('postgres', 'SELECT snowflake()');
+like($stderr, qr/ERROR:  unrecognized configuration parameter in the configuration: snowflake.shardid/,
+	'and snowflake() still refuses for the misspelling before the broken line');
+is($node->safe_psql('postgres', 'SELECT 1'), '1', 'the server is up');
 
 # At start, each misspelling of the three kinds: the shard, the shard's source, and another.
 foreach my $case (
