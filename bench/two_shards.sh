@@ -57,7 +57,7 @@ tps() { sed -n 's/^tps = \([0-9.]*\).*/\1/p' "$1.out" | head -n 1; }
 longest() { awk '$3 > m { m = $3 } END { printf "%.1f", m / 1000 }' "$1".log.*; }
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 max() { printf '%s\n' "$@" | sort -g | tail -n 1; }
-ratio() { echo "scale=2; $1 / $2" | bc; }
+ratio() { printf '%.2f' "$(echo "scale=4; $1 / $2" | bc)"; }
 
 table="| call | alone, calls/s | beside a client of its shard | beside a client of another shard | two shards ÷ one shard | two shards ÷ alone | longest call, ms |"$'\n'
 table+="|---|---:|---:|---:|---:|---:|---:|"$'\n'
