@@ -124,7 +124,7 @@ copy_tree() {
 # Published test vectors (the TypeID spec's own data) are another project's files: kept beside
 # the repo in ../shared/vectors (SNOWFLAKE_VECTORS overrides), never in it; the unit tests read
 # them from there.
-VECTORS=${SNOWFLAKE_VECTORS:-$(cd "$ROOT/.." && pwd)/shared/vectors}
+VECTORS=${SNOWFLAKE_VECTORS:-$(realpath -m "$ROOT/../shared/vectors")}
 
 # Copies the sources into WORK/tree (so that every file the build and the tests write belongs
 # to the unprivileged user), builds there, and installs into PostgreSQL as root. Another
