@@ -5,19 +5,15 @@ from blocks of 1,000 (snowflake_block, both tables by COPY), against DEFAULT sno
 RETURNING and against bigserial with RETURNING (the keys the client learns, as an ORM needs
 them: parents, then their children, by INSERT ... SELECT unnest(...) RETURNING id); and the
 cost of a snowflake_block(1000) call against one snowflake() call, in the server and from the
-client (a round trip each). Prints Markdown."""
+client (a round trip each). Prints Markdown. Needs the Python client package (clients/python)
+installed: bench/blocks.sh runs it with the virtual environment scripts/clients.sh makes."""
 import argparse
 import io
-import os
-import sys
 import threading
 import time
 
 import psycopg2
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "test",
-                                "drivers"))
-from snowflake_block import IdBlocks  # noqa: E402 (the client's rule, as documented)
+from snowflake_block import IdBlocks
 
 BATCH = 1000  # parents per batch
 CHILDREN = 3

@@ -4,7 +4,8 @@
 # snowflake() with RETURNING and bigserial with RETURNING; what snowflake_block(10) costs
 # against one snowflake() call, in the server and as a round trip; and blocks of 1,000 taken
 # back to back, sustained, against the capacity rule (bench/blocks.py); and the keys for the
-# parents and children handed out by each language's allocator (scripts/clients.sh builds them).
+# parents and children handed out by each language's allocator (scripts/clients.sh installs the
+# Python and JavaScript packages and builds the Go and Java ones).
 # Builds and installs the extension, and runs a throwaway server (build/blocks-bench).
 # Writes bench/results/blocks.md (or --out DIR).
 #   bench/blocks.sh [--parents N] [--quick] [--out DIR]
@@ -31,6 +32,7 @@ ensure_server_user
 prepare_work
 build_and_install
 npm_ci_drivers
+install_python_client
 build_goblocks
 build_java_blocks
 
@@ -57,7 +59,7 @@ client() {
     PGUSER=postgres PGDATABASE=postgres "$@"
 }
 {
-  client python3 ../../bench/blocks.py --parents "$PARENTS" --calls "$CALLS" --runs "$RUNS"
+  client "$CLIENT_PYTHON" ../../bench/blocks.py --parents "$PARENTS" --calls "$CALLS" --runs "$RUNS"
   # Keys for the parents and children through each allocator, handed out without inserting:
   # 8 threads (or callers) sharing one allocator of blocks of 1,000, asking for 4,000 at a time.
   KEYS=$((PARENTS * 4))
@@ -68,7 +70,7 @@ client() {
   echo
   echo "| allocator | keys | s | keys a second | blocks |"
   echo "|---|---:|---:|---:|---:|"
-  client python3 ../../bench/blocks.py --handout-only "$KEYS"
+  client "$CLIENT_PYTHON" ../../bench/blocks.py --handout-only "$KEYS"
   client node blocks_bench.js "$KEYS"
   client "$GOBLOCKS/goblocks" bench "$KEYS"
   client java -cp "$JAVA_CLASSES:$JDBC_JAR" BlocksTest \

@@ -91,6 +91,36 @@ CREATE FUNCTION snowflake_uuidv7() RETURNS uuid
 CREATE FUNCTION snowflake_uuidv7(shift interval) RETURNS uuid
 	AS 'MODULE_PATHNAME', 'snowflake_uuidv7_shift' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 
+-- Core's names on the versions that lack them, so that code written for PostgreSQL 18 runs on
+-- 15 to 17: uuidv7() and uuidv7(interval) (core's from 18), uuid_extract_version(uuid) and
+-- uuid_extract_timestamp(uuid) (core's from 17), with core's signatures and results, ours
+-- beneath (uuidv7() is snowflake_uuidv7(): server-wide order, durable). Declared only where
+-- pg_catalog has no function of the name and arguments, so that none shadows core's.
+DO $core_names$
+BEGIN
+	IF to_regprocedure('pg_catalog.uuidv7()') IS NULL THEN
+		CREATE FUNCTION uuidv7() RETURNS uuid
+			AS 'MODULE_PATHNAME', 'snowflake_uuidv7' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+		COMMENT ON FUNCTION uuidv7() IS 'core''s uuidv7() of PostgreSQL 18, on the versions before it: a new RFC 9562 version 7 UUID, snowflake_uuidv7() (strictly increasing across the server, durable), with its errors';
+	END IF;
+	IF to_regprocedure('pg_catalog.uuidv7(interval)') IS NULL THEN
+		CREATE FUNCTION uuidv7(shift interval) RETURNS uuid
+			AS 'MODULE_PATHNAME', 'snowflake_uuidv7_shift' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+		COMMENT ON FUNCTION uuidv7(interval) IS 'core''s uuidv7(interval) of PostgreSQL 18, on the versions before it: a version 7 UUID at the clock shifted by the interval, snowflake_uuidv7(interval); 22008 for a time outside 1970 to 10889';
+	END IF;
+	IF to_regprocedure('pg_catalog.uuid_extract_version(uuid)') IS NULL THEN
+		CREATE FUNCTION uuid_extract_version(uuid) RETURNS smallint
+			AS 'MODULE_PATHNAME', 'snowflake_uuid_extract_version' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+		COMMENT ON FUNCTION uuid_extract_version(uuid) IS 'core''s uuid_extract_version(uuid) of PostgreSQL 17, on the versions before it: the version field (RFC 9562, section 4.2), NULL for a variant other than RFC 9562''s';
+	END IF;
+	IF to_regprocedure('pg_catalog.uuid_extract_timestamp(uuid)') IS NULL THEN
+		CREATE FUNCTION uuid_extract_timestamp(uuid) RETURNS timestamptz
+			AS 'MODULE_PATHNAME', 'snowflake_uuid_extract_timestamp' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+		COMMENT ON FUNCTION uuid_extract_timestamp(uuid) IS 'core''s uuid_extract_timestamp(uuid) of PostgreSQL 17, on the versions before it: the time of a version 1 UUID (to the microsecond) or a version 7 UUID (to the millisecond), RFC 9562; NULL for other versions and variants';
+	END IF;
+END
+$core_names$;
+
 CREATE FUNCTION uuidv7_from_time(ts timestamptz) RETURNS uuid
 	AS 'MODULE_PATHNAME', 'uuidv7_from_time' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 
@@ -269,6 +299,70 @@ CREATE OPERATOR CLASS ulid_minmax_ops DEFAULT FOR TYPE ulid USING brin AS
 	FUNCTION 2 pg_catalog.brin_minmax_add_value(internal, internal, internal, internal),
 	FUNCTION 3 pg_catalog.brin_minmax_consistent(internal, internal, internal),
 	FUNCTION 4 pg_catalog.brin_minmax_union(internal, internal, internal);
+
+-- ulid beside uuid: the same 16 bytes in the same order, so a ulid is compared with a uuid (a
+-- driver's uuid parameter) in either order, through the ulid column's btree and hash indexes.
+-- The functions are ulid's own (both types are 16 bytes passed by reference); uuid's own
+-- operators join the families, which then hold every pair of the two types.
+
+CREATE FUNCTION ulid_eq(ulid, uuid) RETURNS bool AS 'MODULE_PATHNAME', 'ulid_eq' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION ulid_ne(ulid, uuid) RETURNS bool AS 'MODULE_PATHNAME', 'ulid_ne' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION ulid_lt(ulid, uuid) RETURNS bool AS 'MODULE_PATHNAME', 'ulid_lt' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION ulid_le(ulid, uuid) RETURNS bool AS 'MODULE_PATHNAME', 'ulid_le' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION ulid_gt(ulid, uuid) RETURNS bool AS 'MODULE_PATHNAME', 'ulid_gt' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION ulid_ge(ulid, uuid) RETURNS bool AS 'MODULE_PATHNAME', 'ulid_ge' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION ulid_cmp(ulid, uuid) RETURNS integer AS 'MODULE_PATHNAME', 'ulid_cmp' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION ulid_eq(uuid, ulid) RETURNS bool AS 'MODULE_PATHNAME', 'ulid_eq' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION ulid_ne(uuid, ulid) RETURNS bool AS 'MODULE_PATHNAME', 'ulid_ne' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION ulid_lt(uuid, ulid) RETURNS bool AS 'MODULE_PATHNAME', 'ulid_lt' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION ulid_le(uuid, ulid) RETURNS bool AS 'MODULE_PATHNAME', 'ulid_le' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION ulid_gt(uuid, ulid) RETURNS bool AS 'MODULE_PATHNAME', 'ulid_gt' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION ulid_ge(uuid, ulid) RETURNS bool AS 'MODULE_PATHNAME', 'ulid_ge' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION ulid_cmp(uuid, ulid) RETURNS integer AS 'MODULE_PATHNAME', 'ulid_cmp' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+
+CREATE OPERATOR = (LEFTARG = ulid, RIGHTARG = uuid, PROCEDURE = ulid_eq, COMMUTATOR = OPERATOR(=),
+	NEGATOR = OPERATOR(<>), RESTRICT = eqsel, JOIN = eqjoinsel, HASHES, MERGES);
+CREATE OPERATOR <> (LEFTARG = ulid, RIGHTARG = uuid, PROCEDURE = ulid_ne, COMMUTATOR = OPERATOR(<>),
+	NEGATOR = OPERATOR(=), RESTRICT = neqsel, JOIN = neqjoinsel);
+CREATE OPERATOR < (LEFTARG = ulid, RIGHTARG = uuid, PROCEDURE = ulid_lt, COMMUTATOR = OPERATOR(>),
+	NEGATOR = OPERATOR(>=), RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
+CREATE OPERATOR <= (LEFTARG = ulid, RIGHTARG = uuid, PROCEDURE = ulid_le, COMMUTATOR = OPERATOR(>=),
+	NEGATOR = OPERATOR(>), RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
+CREATE OPERATOR > (LEFTARG = ulid, RIGHTARG = uuid, PROCEDURE = ulid_gt, COMMUTATOR = OPERATOR(<),
+	NEGATOR = OPERATOR(<=), RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
+CREATE OPERATOR >= (LEFTARG = ulid, RIGHTARG = uuid, PROCEDURE = ulid_ge, COMMUTATOR = OPERATOR(<=),
+	NEGATOR = OPERATOR(<), RESTRICT = scalargesel, JOIN = scalargejoinsel);
+CREATE OPERATOR = (LEFTARG = uuid, RIGHTARG = ulid, PROCEDURE = ulid_eq, COMMUTATOR = OPERATOR(=),
+	NEGATOR = OPERATOR(<>), RESTRICT = eqsel, JOIN = eqjoinsel, HASHES, MERGES);
+CREATE OPERATOR <> (LEFTARG = uuid, RIGHTARG = ulid, PROCEDURE = ulid_ne, COMMUTATOR = OPERATOR(<>),
+	NEGATOR = OPERATOR(=), RESTRICT = neqsel, JOIN = neqjoinsel);
+CREATE OPERATOR < (LEFTARG = uuid, RIGHTARG = ulid, PROCEDURE = ulid_lt, COMMUTATOR = OPERATOR(>),
+	NEGATOR = OPERATOR(>=), RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
+CREATE OPERATOR <= (LEFTARG = uuid, RIGHTARG = ulid, PROCEDURE = ulid_le, COMMUTATOR = OPERATOR(>=),
+	NEGATOR = OPERATOR(>), RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
+CREATE OPERATOR > (LEFTARG = uuid, RIGHTARG = ulid, PROCEDURE = ulid_gt, COMMUTATOR = OPERATOR(<),
+	NEGATOR = OPERATOR(<=), RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
+CREATE OPERATOR >= (LEFTARG = uuid, RIGHTARG = ulid, PROCEDURE = ulid_ge, COMMUTATOR = OPERATOR(<=),
+	NEGATOR = OPERATOR(<), RESTRICT = scalargesel, JOIN = scalargejoinsel);
+
+ALTER OPERATOR FAMILY ulid_ops USING btree ADD
+	OPERATOR 1 < (ulid, uuid), OPERATOR 2 <= (ulid, uuid), OPERATOR 3 = (ulid, uuid),
+	OPERATOR 4 >= (ulid, uuid), OPERATOR 5 > (ulid, uuid),
+	FUNCTION 1 (ulid, uuid) ulid_cmp(ulid, uuid),
+	OPERATOR 1 < (uuid, ulid), OPERATOR 2 <= (uuid, ulid), OPERATOR 3 = (uuid, ulid),
+	OPERATOR 4 >= (uuid, ulid), OPERATOR 5 > (uuid, ulid),
+	FUNCTION 1 (uuid, ulid) ulid_cmp(uuid, ulid),
+	OPERATOR 1 pg_catalog.< (uuid, uuid), OPERATOR 2 pg_catalog.<= (uuid, uuid),
+	OPERATOR 3 pg_catalog.= (uuid, uuid), OPERATOR 4 pg_catalog.>= (uuid, uuid),
+	OPERATOR 5 pg_catalog.> (uuid, uuid),
+	FUNCTION 1 (uuid, uuid) pg_catalog.uuid_cmp(uuid, uuid),
+	FUNCTION 2 (uuid, uuid) pg_catalog.uuid_sortsupport(internal);
+
+-- ulid_hash and uuid_hash hash the same 16 bytes alike (hash_any), as a family needs.
+ALTER OPERATOR FAMILY ulid_hash_ops USING hash ADD
+	OPERATOR 1 = (ulid, uuid), OPERATOR 1 = (uuid, ulid), OPERATOR 1 pg_catalog.= (uuid, uuid),
+	FUNCTION 1 (uuid, uuid) pg_catalog.uuid_hash(uuid),
+	FUNCTION 2 (uuid, uuid) pg_catalog.uuid_hash_extended(uuid, bigint);
 
 -- sno type (github.com/muyo/sno): 10 bytes, 16 characters of [2-9a-x] as text
 
@@ -962,7 +1056,7 @@ COMMENT ON FUNCTION uuidv7_at(timestamptz) IS 'the smallest version 7 UUID of th
 
 COMMENT ON TYPE ulid IS 'a ULID: 16 bytes, 48 bits of Unix milliseconds and 80 random bits; 26 characters of Crockford base32 as text';
 COMMENT ON TYPE ulid[] IS 'an array of ulid';
-COMMENT ON FUNCTION ulid_in(cstring) IS 'ulid input: 26 characters of Crockford base32, either case';
+COMMENT ON FUNCTION ulid_in(cstring) IS 'ulid input: 26 characters of Crockford base32, or a UUID''s 36 (8-4-4-4-12 hexadecimal digits), either case; 22P02 otherwise';
 COMMENT ON FUNCTION ulid_out(ulid) IS 'ulid output: 26 characters of Crockford base32, upper case';
 COMMENT ON FUNCTION ulid_recv(internal) IS 'ulid binary input: 16 bytes';
 COMMENT ON FUNCTION ulid_send(ulid) IS 'ulid binary output: 16 bytes';
@@ -1004,10 +1098,36 @@ COMMENT ON FUNCTION ulid_larger(ulid, ulid) IS 'the larger of two ULIDs (max)';
 COMMENT ON AGGREGATE min(ulid) IS 'the smallest (earliest) ULID';
 COMMENT ON AGGREGATE max(ulid) IS 'the largest (latest) ULID';
 
+COMMENT ON FUNCTION ulid_eq(ulid, uuid) IS 'implementation of = for a ulid and a uuid: the same 16 bytes';
+COMMENT ON FUNCTION ulid_ne(ulid, uuid) IS 'implementation of <> for a ulid and a uuid';
+COMMENT ON FUNCTION ulid_lt(ulid, uuid) IS 'implementation of < for a ulid and a uuid: byte order';
+COMMENT ON FUNCTION ulid_le(ulid, uuid) IS 'implementation of <= for a ulid and a uuid: byte order';
+COMMENT ON FUNCTION ulid_gt(ulid, uuid) IS 'implementation of > for a ulid and a uuid: byte order';
+COMMENT ON FUNCTION ulid_ge(ulid, uuid) IS 'implementation of >= for a ulid and a uuid: byte order';
+COMMENT ON FUNCTION ulid_cmp(ulid, uuid) IS 'btree comparison of a ulid with a uuid: byte order (-1, 0 or 1 in sign)';
+COMMENT ON FUNCTION ulid_eq(uuid, ulid) IS 'implementation of = for a uuid and a ulid: the same 16 bytes';
+COMMENT ON FUNCTION ulid_ne(uuid, ulid) IS 'implementation of <> for a uuid and a ulid';
+COMMENT ON FUNCTION ulid_lt(uuid, ulid) IS 'implementation of < for a uuid and a ulid: byte order';
+COMMENT ON FUNCTION ulid_le(uuid, ulid) IS 'implementation of <= for a uuid and a ulid: byte order';
+COMMENT ON FUNCTION ulid_gt(uuid, ulid) IS 'implementation of > for a uuid and a ulid: byte order';
+COMMENT ON FUNCTION ulid_ge(uuid, ulid) IS 'implementation of >= for a uuid and a ulid: byte order';
+COMMENT ON FUNCTION ulid_cmp(uuid, ulid) IS 'btree comparison of a uuid with a ulid: byte order (-1, 0 or 1 in sign)';
+COMMENT ON OPERATOR = (ulid, uuid) IS 'equal: the same 16 bytes (a driver''s uuid parameter against a ulid column, through its index)';
+COMMENT ON OPERATOR <> (ulid, uuid) IS 'not equal';
+COMMENT ON OPERATOR < (ulid, uuid) IS 'less than, in byte order';
+COMMENT ON OPERATOR <= (ulid, uuid) IS 'less than or equal, in byte order';
+COMMENT ON OPERATOR > (ulid, uuid) IS 'greater than, in byte order';
+COMMENT ON OPERATOR >= (ulid, uuid) IS 'greater than or equal, in byte order';
+COMMENT ON OPERATOR = (uuid, ulid) IS 'equal: the same 16 bytes';
+COMMENT ON OPERATOR <> (uuid, ulid) IS 'not equal';
+COMMENT ON OPERATOR < (uuid, ulid) IS 'less than, in byte order';
+COMMENT ON OPERATOR <= (uuid, ulid) IS 'less than or equal, in byte order';
+COMMENT ON OPERATOR > (uuid, ulid) IS 'greater than, in byte order';
+COMMENT ON OPERATOR >= (uuid, ulid) IS 'greater than or equal, in byte order';
 COMMENT ON OPERATOR CLASS ulid_ops USING btree IS 'default btree operator class for ulid';
-COMMENT ON OPERATOR FAMILY ulid_ops USING btree IS 'btree operators of ulid';
+COMMENT ON OPERATOR FAMILY ulid_ops USING btree IS 'btree operators of ulid, and of ulid with uuid in either order';
 COMMENT ON OPERATOR CLASS ulid_hash_ops USING hash IS 'default hash operator class for ulid';
-COMMENT ON OPERATOR FAMILY ulid_hash_ops USING hash IS 'hash operators of ulid';
+COMMENT ON OPERATOR FAMILY ulid_hash_ops USING hash IS 'hash operators of ulid, and of ulid with uuid in either order';
 COMMENT ON OPERATOR CLASS ulid_minmax_ops USING brin IS 'default BRIN minmax operator class for ulid';
 COMMENT ON OPERATOR FAMILY ulid_minmax_ops USING brin IS 'BRIN minmax operators of ulid';
 
@@ -1208,6 +1328,7 @@ DECLARE
 	cur_default text;
 	adopted boolean := false;
 	seq record;
+	used_seq record;
 	refs text[];
 	ref_tables text[];
 	ref_cols text[];
@@ -1344,6 +1465,16 @@ BEGIN
 		 WHERE d.classid = 'pg_class'::regclass AND d.refclassid = 'pg_class'::regclass
 		   AND d.refobjid = tbl AND d.refobjsubid = att.attnum AND d.deptype IN ('a', 'i')
 		   AND s.relkind = 'S';
+		-- a sequence the default calls that the column does not own (CREATE SEQUENCE, then
+		-- DEFAULT nextval(...)): never dropped here, and said so
+		SELECT format('%I.%I', sn.nspname, s.relname) AS name, s.oid INTO used_seq
+		  FROM pg_attrdef ad
+		  JOIN pg_depend d ON d.classid = 'pg_attrdef'::regclass AND d.objid = ad.oid
+		                  AND d.refclassid = 'pg_class'::regclass
+		  JOIN pg_class s ON s.oid = d.refobjid AND s.relkind = 'S'
+		  JOIN pg_namespace sn ON sn.oid = s.relnamespace
+		 WHERE ad.adrelid = tbl AND ad.adnum = att.attnum AND s.oid IS DISTINCT FROM seq.oid
+		 ORDER BY s.oid LIMIT 1;
 
 		IF adopted AND NOT (drop_sequence AND seq.oid IS NOT NULL) THEN
 			RAISE NOTICE 'column % of % already takes its default from %.%(): nothing to do', qcol, qtbl, ext_schema, gen;
@@ -1485,6 +1616,9 @@ BEGIN
 		ELSE
 			stmts := stmts || format('-- sequence %s stays, owned by the column (drop_sequence => true drops it)', seq.name);
 		END IF;
+	END IF;
+	IF used_seq.oid IS NOT NULL AND NOT adopted THEN
+		stmts := stmts || format('-- sequence %s stays: the old default used it, but the column does not own it, so drop_sequence => true leaves it (DROP SEQUENCE %s once nothing uses it)', used_seq.name, used_seq.name);
 	END IF;
 
 	-- No row spans lines, so that a dry run pasted into psql runs only what it shows: a

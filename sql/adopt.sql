@@ -244,6 +244,14 @@ CREATE TABLE adopt_shared_2 (id bigint DEFAULT nextval('adopt_shared_id_seq'));
 SELECT * FROM pg_temp.rows_or_error($$SELECT * FROM snowflake_adopt('adopt_shared', 'id', dry_run => false, drop_sequence => true)$$);
 SELECT * FROM pg_temp.col('adopt_shared');
 
+-- a sequence the default uses but the column does not own stays, and the dry run says so
+CREATE SEQUENCE adopt_unowned_seq;
+CREATE TABLE adopt_unowned (id bigint PRIMARY KEY DEFAULT nextval('adopt_unowned_seq'));
+SELECT * FROM snowflake_adopt('adopt_unowned', 'id', drop_sequence => true);
+SELECT * FROM snowflake_adopt('adopt_unowned', 'id', dry_run => false, drop_sequence => true);
+SELECT to_regclass('adopt_unowned_seq') IS NOT NULL AS sequence_kept;
+SELECT * FROM pg_temp.col('adopt_unowned');
+
 -- values at or above the snowflake IDs of now are refused: new IDs could meet them
 CREATE TABLE adopt_high (id bigint PRIMARY KEY);
 INSERT INTO adopt_high VALUES (1), (9000000000000000000);

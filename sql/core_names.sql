@@ -26,9 +26,35 @@ SELECT uuidv7_timestamp(uuidv7_from_time('2024-05-06 07:08:09.123+00')) AS from_
        substr(snowflake_uuidv7('-1 hour')::text, 15, 1) AS shifted,
        ulid_timestamp(ulid_at('2024-05-06 07:08:09.123+00')) AS ulid_at;
 
--- a bare uuidv7(): none before 18 (the extension's is snowflake_uuidv7()); core's from 18 on
+-- Code written for PostgreSQL 18 runs on every version: uuidv7() and uuidv7(interval) are
+-- core's from 18 and the extension's before; uuid_extract_version() and
+-- uuid_extract_timestamp() core's from 17 and the extension's before (17's core
+-- uuid_extract_timestamp() reads version 1 alone: NULL for version 7 there).
+SELECT p.oid::regprocedure AS name,
+       p.pronamespace = 'pg_catalog'::regnamespace AS core,
+       (p.pronamespace = 'pg_catalog'::regnamespace)
+         = (current_setting('server_version_num')::int >= CASE WHEN p.proname = 'uuidv7' THEN 180000 ELSE 170000 END)
+         AS core_where_core_has_it
+  FROM (VALUES ('uuidv7()'), ('uuidv7(interval)'), ('uuid_extract_version(uuid)'),
+               ('uuid_extract_timestamp(uuid)')) v(sig)
+  JOIN pg_proc p ON p.oid = to_regprocedure(v.sig)
+ ORDER BY v.sig COLLATE "C";
 SELECT substr(uuidv7()::text, 15, 1) AS bare_uuidv7;
 SELECT substr(uuidv7('2024-05-06 07:08:09+00')::text, 15, 1) AS bare_uuidv7_literal;
+CREATE TEMP TABLE core18 (id uuid PRIMARY KEY DEFAULT uuidv7(), made timestamptz DEFAULT clock_timestamp(), n int);
+INSERT INTO core18 (n) SELECT generate_series(1, 2000);
+SELECT count(*) AS rows,
+       count(*) FILTER (WHERE uuid_extract_version(id) = 7) AS version_7,
+       count(*) FILTER (WHERE uuid_extract_timestamp(id) BETWEEN made - interval '2 s' AND made) AS at_their_time,
+       count(*) FILTER (WHERE uuid_extract_timestamp(id) IS NULL) AS no_time
+  FROM core18;
+SELECT uuid_extract_timestamp(uuidv7('-1 hour')) < clock_timestamp() - interval '59 minutes' AS shifted_back,
+       uuid_extract_timestamp(uuidv7('1 day')) > clock_timestamp() + interval '23 hours' AS shifted_ahead;
+-- fixed values: version 7 (RFC 9562's example), version 1, version 4, and variants other than RFC 9562's
+SELECT u, uuid_extract_version(u) AS version, uuid_extract_timestamp(u) AS "timestamp"
+  FROM (VALUES ('017f22e2-79b0-7cc3-98c4-dc0c0c07398f'::uuid), ('c232ab00-9414-11ec-b3c8-9f6bdeced846'),
+               ('edb4d8f0-1a80-11e8-98d9-e03f49f7f8f3'), ('919108f7-52d1-4320-9bac-f847db4148a8'),
+               ('017f22e2-79b0-7cc3-c8c4-dc0c0c07398f'), ('00000000-0000-0000-0000-000000000000')) v(u);
 
 -- where core has them, its functions and ours agree on every value ours make
 CREATE FUNCTION pg_temp.disagreements(core text, ours text) RETURNS text LANGUAGE plpgsql AS $$

@@ -53,5 +53,5 @@ DROP TABLE events;
 CREATE TABLE decode_index (id bigint);
 CREATE INDEX ON decode_index (snowflake_timestamp(id));
 CREATE TABLE decode_by_time (id bigint) PARTITION BY RANGE (snowflake_timestamp(id));
-CREATE INDEX ON decode_index (snowflake_timestamp(id, epoch => to_timestamp(1577836800000 / 1000.0)));
+CREATE INDEX ON decode_index (snowflake_timestamp(id, epoch => timestamptz '2020-01-01 00:00:00+00'));
 DROP TABLE decode_index;

@@ -54,10 +54,11 @@ SELECT min(u) = (SELECT u FROM gen ORDER BY n LIMIT 1) AS min_is_first,
 SELECT a = b AS eq, a <> b AS ne, a < b AS lt, a <= b AS le, a > b AS gt, a >= b AS ge,
        ulid_cmp(a, b) AS cmp, ulid_cmp(b, a) AS cmp_rev, ulid_cmp(a, a) AS cmp_same
   FROM (SELECT '01ARZ3NDEKTSV4RRFFQ69G5FAV'::ulid AS a, '01ARZ3NDEKTSV4RRFFQ69G5FAW'::ulid AS b) s;
-SELECT o.oprname, o.oprcanhash, o.oprcanmerge, c.oprname AS commutator, n.oprname AS negator,
-       o.oprrest, o.oprjoin
+SELECT o.oprname, o.oprleft::regtype AS left, o.oprright::regtype AS right, o.oprcanhash,
+       o.oprcanmerge, c.oprname AS commutator, n.oprname AS negator, o.oprrest, o.oprjoin
   FROM pg_operator o LEFT JOIN pg_operator c ON c.oid = o.oprcom LEFT JOIN pg_operator n ON n.oid = o.oprnegate
- WHERE o.oprleft = 'ulid'::regtype ORDER BY o.oprname;
+ WHERE 'ulid'::regtype IN (o.oprleft, o.oprright)
+ ORDER BY o.oprname, o.oprleft::regtype::text, o.oprright::regtype::text;
 
 -- indexes: btree, hash and BRIN, each used and each right
 CREATE TABLE items (id ulid PRIMARY KEY, n int);
@@ -106,6 +107,68 @@ SELECT count(DISTINCT ulid_hash(id)) > 19990 AS spread,
   FROM items;
 SELECT count(*) AS groups FROM (SELECT id FROM items UNION SELECT id FROM items2) s;
 
+-- a ulid beside a uuid (a driver's uuid parameter): each operator in both orders, the primary
+-- key's index used, an untyped literal in the UUID form read as a ulid, IN and = ANY, joins
+CREATE TABLE docs (id ulid PRIMARY KEY, n int);
+INSERT INTO docs SELECT ulid_from_time(timestamptz '2024-05-06 07:08:09+00' + g * interval '1 ms'), g FROM generate_series(1, 5000) g;
+INSERT INTO docs VALUES ('01a225ea-fd69-7423-27cb-a923811941ab'::uuid, 0), ('01a225ea-fd69-7423-27cb-a923811941ff'::uuid, -1);
+ANALYZE docs;
+SELECT a = b AS eq, a <> b AS ne, a < b AS lt, a <= b AS le, a > b AS gt, a >= b AS ge,
+       b = a AS eq_r, b <> a AS ne_r, b < a AS lt_r, b <= a AS le_r, b > a AS gt_r, b >= a AS ge_r,
+       sign(ulid_cmp(a, b)) AS cmp, sign(ulid_cmp(b, a)) AS cmp_r
+  FROM (VALUES ('01a225ea-fd69-7423-27cb-a923811941ab'::ulid, '01a225ea-fd69-7423-27cb-a923811941ac'::uuid),
+               ('01a225ea-fd69-7423-27cb-a923811941ab'::ulid, '01a225ea-fd69-7423-27cb-a923811941ab'::uuid),
+               ('7ZZZZZZZZZZZZZZZZZZZZZZZZZ'::ulid, '00000000-0000-0000-0000-000000000000'::uuid)) v(a, b);
+-- the comparison of every pair agrees with the comparison of the two as ulids
+SELECT count(*) AS disagreements
+  FROM (SELECT id AS a, lead(id) OVER (ORDER BY n % 7, n) AS b FROM docs) s
+ WHERE (a = b::uuid) <> (a = b) OR (a < b::uuid) <> (a < b) OR (a::uuid > b) <> (a > b)
+    OR (a <= b::uuid) <> (a <= b) OR (a::uuid >= b) <> (a >= b) OR (a <> b::uuid) <> (a <> b)
+    OR sign(ulid_cmp(a, b::uuid)) <> sign(ulid_cmp(a, b)) OR sign(ulid_cmp(a::uuid, b)) <> sign(ulid_cmp(a, b));
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+PREPARE by_uuid(uuid) AS SELECT n FROM docs WHERE id = $1;
+EXPLAIN (COSTS OFF) EXECUTE by_uuid('01a225ea-fd69-7423-27cb-a923811941ab');
+EXECUTE by_uuid('01a225ea-fd69-7423-27cb-a923811941ab');
+PREPARE by_uuid_r(uuid) AS SELECT n FROM docs WHERE $1 = id;
+EXPLAIN (COSTS OFF) EXECUTE by_uuid_r('01A225EA-FD69-7423-27CB-A923811941AB');
+EXECUTE by_uuid_r('01A225EA-FD69-7423-27CB-A923811941AB');
+PREPARE by_uuids(uuid[]) AS SELECT n FROM docs WHERE id = ANY($1) ORDER BY n;
+EXPLAIN (COSTS OFF) EXECUTE by_uuids(ARRAY['01a225ea-fd69-7423-27cb-a923811941ab'::uuid, '01a225ea-fd69-7423-27cb-a923811941ff', '01a225ea-fd69-7423-27cb-a923811941ac']);
+EXECUTE by_uuids(ARRAY['01a225ea-fd69-7423-27cb-a923811941ab'::uuid, '01a225ea-fd69-7423-27cb-a923811941ff', '01a225ea-fd69-7423-27cb-a923811941ac']);
+PREPARE between_uuids(uuid, uuid) AS SELECT count(*) AS in_range FROM docs WHERE id >= $1 AND id < $2;
+EXPLAIN (COSTS OFF) EXECUTE between_uuids(ulid_at('2024-05-06 07:08:10+00')::uuid, ulid_at('2024-05-06 07:08:11+00')::uuid);
+EXECUTE between_uuids(ulid_at('2024-05-06 07:08:10+00')::uuid, ulid_at('2024-05-06 07:08:11+00')::uuid);
+SELECT count(*) AS before_uuid FROM docs WHERE id < ulid_at('2024-05-06 07:08:10+00')::uuid;
+SELECT count(*) AS above_uuid FROM docs WHERE ulid_at('2024-05-06 07:08:10+00')::uuid < id;
+SELECT count(*) AS not_uuid FROM docs WHERE id <> '01a225ea-fd69-7423-27cb-a923811941ab'::uuid;
+-- an untyped literal in the UUID form (what a driver sends as text), in = and IN
+EXPLAIN (COSTS OFF) SELECT n FROM docs WHERE id = '01a225ea-fd69-7423-27cb-a923811941ab';
+SELECT n FROM docs WHERE id = '01a225ea-fd69-7423-27cb-a923811941ab';
+SELECT n FROM docs WHERE id IN ('01a225ea-fd69-7423-27cb-a923811941ab', '01A225EA-FD69-7423-27CB-A923811941AB');
+SELECT '01a225ea-fd69-7423-27cb-a923811941ab'::ulid AS from_uuid_text,
+       '01a225ea-fd69-7423-27cb-a923811941ab'::ulid = '01a225ea-fd69-7423-27cb-a923811941ab'::uuid::ulid AS same;
+RESET enable_bitmapscan;
+RESET enable_seqscan;
+-- joins of a uuid column with a ulid column: hash and merge
+CREATE TABLE refs AS SELECT id::uuid AS doc, n FROM docs WHERE n % 10 = 0;
+ANALYZE refs;
+SET enable_mergejoin = off;
+SET enable_nestloop = off;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM refs r JOIN docs d ON d.id = r.doc;
+SELECT count(*) FROM refs r JOIN docs d ON d.id = r.doc;
+RESET enable_mergejoin;
+SET enable_hashjoin = off;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM refs r JOIN docs d ON r.doc = d.id;
+SELECT count(*) FROM refs r JOIN docs d ON r.doc = d.id;
+RESET enable_hashjoin;
+RESET enable_nestloop;
+-- the operator families hold each pair of the two types (amvalidate reports none missing)
+SELECT opf.opfname, amvalidate(opc.oid) AS valid
+  FROM pg_opclass opc JOIN pg_opfamily opf ON opf.oid = opc.opcfamily
+ WHERE opc.opcname IN ('ulid_ops', 'ulid_hash_ops') ORDER BY 1;
+DROP TABLE docs, refs;
+
 -- binary COPY out and in
 \getenv abs_builddir PG_ABS_BUILDDIR
 \set datafile :abs_builddir '/results/ulid.data'
@@ -126,6 +189,10 @@ SELECT '01ARZ3NDEKTSV4RRFFQ69G5FAI'::ulid;
 SELECT '01ARZ3NDEKTSV4RRFFQ69G5FAL'::ulid;
 SELECT '01ARZ3NDEKTSV4RRFFQ69G5FAO'::ulid;
 SELECT '01ARZ3NDEKTSV4RRFFQ69G5-AV'::ulid;
+-- a UUID's form with a character that is no hexadecimal digit, or without its hyphens
+SELECT '01a225ea-fd69-7423-27cb-a923811941ag'::ulid;
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+SELECT '01a225eafd69742327cba923811941ab'::ulid;
 SELECT '81ARZ3NDEKTSV4RRFFQ69G5FAV'::ulid;
 \echo SQLSTATE :LAST_ERROR_SQLSTATE
 SELECT '\x0102'::bytea::ulid;

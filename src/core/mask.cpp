@@ -203,7 +203,7 @@ bool parse_mask_keys(const char *text, size_t len, MaskKeySet *out, char *proble
     }
     if (refused_key(e.key)) {
       return fail(
-          "this key is all zeros or the README's example: make one with openssl rand -hex 32");
+          "this key is all zeros or the README's example: make one with snowflake_mask_key new");
     }
     for (int i = 0; i < out->count && out->warning[0] == '\0'; ++i) {
       if (CRYPTO_memcmp(out->entries[i].key, e.key, kMaskKeyLen) == 0) {

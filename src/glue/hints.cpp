@@ -5,6 +5,7 @@
 // a function PUBLIC may not call (snowflake(shard), the observers, the status functions) gets
 // who grants it.
 #include <cstring>
+#include <ctime>
 
 #include "glue/pg.hpp"
 #include "glue/settings.hpp"
@@ -81,12 +82,23 @@ void add_hint(ErrorData *edata) {
     else if (std::strstr(debug_query_string, "snowflake_at(") != nullptr)
       call = "snowflake_at(ts";
     if (call != nullptr) {
+      // The epoch as a timestamptz literal in UTC, to the millisecond where it has one.
+      const long long ms = static_cast<long long>(epoch_ms);
+      const time_t secs = static_cast<time_t>(ms / 1000 - (ms % 1000 < 0 ? 1 : 0));
+      const int frac = static_cast<int>(ms - static_cast<long long>(secs) * 1000);
+      struct tm tm {};
+      char when[48] = "";
+      if (gmtime_r(&secs, &tm) != nullptr) {
+        strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
+        if (frac != 0)
+          snprintf(when + std::strlen(when), sizeof when - std::strlen(when), ".%03d", frac);
+      }
       char hint[320];
       snprintf(hint, sizeof hint,
                "The forms of the snowflake decoders without an epoch read snowflake.epoch and "
                "are STABLE; the form that names the epoch is IMMUTABLE: %s, epoch => "
-               "to_timestamp(%lld / 1000.0)).",
-               call, static_cast<long long>(epoch_ms));
+               "timestamptz '%s+00').",
+               call, when);
       edata->hint = MemoryContextStrdup(ErrorContext, hint);
     }
   }

@@ -128,7 +128,8 @@ void assign_mask_key_file(const char *, void *extra) {
     ereport(WARNING, (errmsg("snowflake.mask_key_file: %s", problem)));
   if (!IsUnderPostmaster && x->loaded && x->warning[0] != '\0')
     ereport(WARNING, (errmsg("snowflake.mask_key_file: %s", x->warning),
-                      errhint("Give each key id a key of its own (openssl rand -hex 32).")));
+                      errhint("Give each key id a key of its own (snowflake_mask_key new ID FILE "
+                              "adds one).")));
 }
 
 MaskKeyring &mask_keyring() {
@@ -141,9 +142,10 @@ MaskKeyring &mask_keyring() {
          IsParallelWorker()
              ? errhint("The mask functions are PARALLEL RESTRICTED: a function that calls them "
                        "must be too.")
-         : unset ? errhint("Set snowflake.mask_key_file to a key file (a line \"0 <64 hex "
-                           "digits> active\"; openssl rand -hex 32 makes a key) and reload "
-                           "the configuration.")
+         : unset ? errhint("Make the key file with snowflake_mask_key new 0 FILE (installed "
+                           "beside pg_config: it writes the file mode 0600, owned by the "
+                           "server's user), set snowflake.mask_key_file to it and reload the "
+                           "configuration.")
                  : errhint("Fix the file that snowflake.mask_key_file names and reload the "
                            "configuration (SELECT pg_reload_conf()).")));
   }

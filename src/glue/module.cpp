@@ -82,8 +82,9 @@ void warn_not_preloaded(bool creating) {
                          "snowflake is not loaded via \"shared_preload_libraries\""),
        errdetail("Without the library preloaded there is no server-wide state: the values "
                  "of concurrent sessions interleave out of order, and after a restart with "
-                 "the clock behind, new values can sort below old ones. snowflake() and "
-                 "sno() refuse; decoding works."),
+                 "the clock behind, new values can sort below old ones. snowflake(), sno(), "
+                 "rsxid(), ksuid(), the ID blocks and snowflake_status() refuse; decoding "
+                 "works."),
        errhint("Add snowflake to shared_preload_libraries in postgresql.conf and restart "
                "the server.")));
 }

@@ -163,8 +163,9 @@ int64 id_at(TimestampTz ts, int64_t epoch, const char *source) {
     ereport(ERROR,
             (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
              errmsg("timestamp is outside the range of snowflake IDs"),
-             errdetail("snowflake IDs cover %lld to %lld ms since 1970 (%s plus "
-                       "41 bits of milliseconds).",
+             errdetail("snowflake IDs cover %lld to %lld ms since 1970 (%s plus 40 bits of "
+                       "milliseconds: the 41-bit time field's top bit is the bigint's sign "
+                       "bit, always 0).",
                        static_cast<long long>(epoch),
                        static_cast<long long>(epoch + static_cast<int64_t>(kMaxTimeMs)), source)));
   return static_cast<int64>(pack(static_cast<uint64_t>(ms), 0, 0));

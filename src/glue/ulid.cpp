@@ -1,5 +1,8 @@
-// The ulid type: 16 bytes, no header; text I/O in Crockford base32, binary I/O, comparison,
-// hashing, sort support, casts, and the generator.
+// The ulid type: 16 bytes, no header; text I/O in Crockford base32 (and input in a UUID's
+// form), binary I/O, comparison (with a ulid or a uuid), hashing, sort support, casts, and the
+// generator.
+#include <cstring>
+
 #include "core/id128.hpp"
 #include "core/ulid_codec.hpp"
 
@@ -15,6 +18,7 @@ extern "C" {
 #include "mb/pg_wchar.h"
 #include "utils/builtins.h"
 #include "utils/sortsupport.h"
+#include "utils/uuid.h"
 }
 
 namespace {
@@ -54,7 +58,8 @@ u128 random_u80() {
 const char *parse_problem(UlidParse p) {
   switch (p) {
     case UlidParse::kBadLength:
-      return "A ULID is 26 characters long.";
+      return "A ULID is 26 characters of Crockford base32, or a UUID's 36 "
+             "(8-4-4-4-12 hexadecimal digits).";
     case UlidParse::kBadCharacter:
       return "A ULID uses the characters 0-9 and A-Z without I, L, O and U, in either case.";
     case UlidParse::kOverflow:
@@ -65,12 +70,38 @@ const char *parse_problem(UlidParse p) {
   return "";
 }
 
+// A UUID in its standard text form (RFC 9562, section 4: 8-4-4-4-12 hexadecimal digits,
+// either case), as drivers send a uuid parameter: the same 16 bytes as a ulid.
+bool uuid_form(const char *text, size_t len) {
+  if (len != 36) return false;
+  for (size_t i = 0; i < len; ++i) {
+    const bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+    if (dash != (text[i] == '-')) return false;
+    if (!dash && !(text[i] != '\0' && std::strchr("0123456789abcdefABCDEF", text[i]))) return false;
+  }
+  return true;
+}
+
+// Whether the text starts like a date (YYYY-), which a ULID never does: the HINT names the
+// functions that make a ULID from a time.
+bool date_form(const char *text, size_t len) {
+  if (len < 5 || text[4] != '-') return false;
+  for (size_t i = 0; i < 4; ++i)
+    if (text[i] < '0' || text[i] > '9') return false;
+  return true;
+}
+
 }  // namespace
 
 SNOWFLAKE_FUNCTION(ulid_in) {
   const char *text = PG_GETARG_CSTRING(0);
   uint8_t bytes[16];
   const size_t len = std::strlen(text);
+  // The UUID form is read by core's uuid_in, which cannot fail on text of that form.
+  if (uuid_form(text, len)) {
+    const Datum uuid = DirectFunctionCall1(uuid_in, CStringGetDatum(text));
+    return ulid_datum(reinterpret_cast<const pg_uuid_t *>(DatumGetPointer(uuid))->data);
+  }
   UlidParse p = ulid_decode(text, len, bytes);
   if (unlikely(p != UlidParse::kOk)) {
     // The length in characters: 26 of them, some of more than one byte, hold a character
@@ -84,7 +115,12 @@ SNOWFLAKE_FUNCTION(ulid_in) {
     SNOWFLAKE_ERETURN(fcinfo->context, (Datum)0,
                       (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
                        errmsg("invalid input syntax for type %s: \"%s\"", "ulid", text),
-                       errdetail("%s", parse_problem(p))));
+                       errdetail("%s", parse_problem(p)),
+                       date_form(text, len)
+                           ? errhint("For the ULID of a time: ulid_from_time(timestamptz) (random "
+                                     "beyond its millisecond), or ulid_at(timestamptz) (the "
+                                     "smallest of its millisecond, for ranges).")
+                           : 0));
   }
   return ulid_datum(bytes);
 }

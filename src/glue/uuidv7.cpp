@@ -89,3 +89,29 @@ SNOWFLAKE_FUNCTION(uuidv7_timestamp) {
   if (uuid_version(u->data) != 7) PG_RETURN_NULL();
   return TimestampTzGetDatum(unix_ms_to_timestamptz(static_cast<int64_t>(uuid_unix_ms(u->data))));
 }
+
+// Core's uuid_extract_version(uuid) and uuid_extract_timestamp(uuid) (PostgreSQL 17), for
+// 15 and 16, which lack them: the install script declares them there alone. Their results are
+// core's: NULL for a variant other than RFC 9562's; the timestamp of versions 1 (100 ns since
+// 1582-10-15, cut to microseconds) and 7 (milliseconds), NULL for other versions.
+SNOWFLAKE_FUNCTION(snowflake_uuid_extract_version) {
+  const int version = uuid_version(PG_GETARG_UUID_P(0)->data);
+  if (version < 0) PG_RETURN_NULL();
+  PG_RETURN_INT16(static_cast<int16>(version));
+}
+
+SNOWFLAKE_FUNCTION(snowflake_uuid_extract_timestamp) {
+  const uint8_t *u = PG_GETARG_UUID_P(0)->data;
+  const int version = uuid_version(u);
+  if (version == 7)
+    return TimestampTzGetDatum(unix_ms_to_timestamptz(static_cast<int64_t>(uuid_unix_ms(u))));
+  if (version != 1) PG_RETURN_NULL();
+  // time_low, time_mid, then time_high's 12 bits beside the version
+  const uint64_t ticks = (uint64_t{u[0]} << 24) | (uint64_t{u[1]} << 16) | (uint64_t{u[2]} << 8) |
+                         uint64_t{u[3]} | (uint64_t{u[4]} << 40) | (uint64_t{u[5]} << 32) |
+                         (uint64_t{u[6] & 0x0fu} << 56) | (uint64_t{u[7]} << 48);
+  constexpr int64_t kGregorianJdate = 2299161;  // 1582-10-15, the version 1 epoch
+  constexpr int64_t kGregorianToPgUs =
+      (int64_t{POSTGRES_EPOCH_JDATE} - kGregorianJdate) * SECS_PER_DAY * USECS_PER_SEC;
+  return TimestampTzGetDatum(static_cast<TimestampTz>(ticks / 10) - kGregorianToPgUs);
+}

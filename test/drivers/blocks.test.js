@@ -1,16 +1,19 @@
-// ID blocks through node-postgres: the JavaScript rule (snowflake_block.js, as
-// docs/applications.md shows it) gives exactly snowflake_block_ids() for blocks of 1 to
-// 1,048,576 IDs; IdBlocks shared by 50 concurrent callers hands out no key twice and only keys
-// of blocks the server returned; and a COPY of 1,000,000 rows whose keys come from blocks,
-// while another session inserts DEFAULT snowflake() rows, gives no duplicate.
-// Run: node --test blocks.test.js
+// ID blocks through node-postgres, with the JavaScript client package (clients/js) as npm
+// installed it into node_modules (package.json's file: dependency, packed: .npmrc): the
+// package is that copy, of clients/js's version; its rule gives exactly snowflake_block_ids()
+// for blocks of 1 to 1,048,576 IDs; IdBlocks shared by 50 concurrent callers hands out no key
+// twice and only keys of blocks the server returned; a COPY of 1,000,000 rows whose keys come
+// from blocks, while another session inserts DEFAULT snowflake() rows, gives no duplicate; and
+// the README's examples run. Run: node --test blocks.test.js
 'use strict'
 const { test, before, after } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
 const pg = require('pg')
-const { blockIds, IdBlocks, copyWithBlocks } = require('./snowflake_block.js')
+const { LARGEST, blockIds, IdBlocks, takeFrom, copyWithBlocks } = require('snowflake-block')
+
+const CLIENT = path.join(__dirname, '..', '..', 'clients', 'js')
 
 const SHARD = BigInt(process.env.SNOWFLAKE_TEST_SHARD)
 const SIZES = [1, 2, 1023, 1024, 1025, 3000, 65536, 1048576]
@@ -28,12 +31,33 @@ after(async () => {
   await client.end()
 })
 
-test('the documented module is this one', () => {
-  const doc = fs.readFileSync(path.join(__dirname, '..', '..', 'docs', 'applications.md'), 'utf8')
-  const section = doc.slice(doc.indexOf('## ID blocks\n'))
-  const js = /^```js\n([\s\S]*?)^```$/m.exec(section)[1]
-  const source = fs.readFileSync(path.join(__dirname, 'snowflake_block.js'), 'utf8')
-  assert.equal(js, source.slice(source.indexOf("'use strict'")))
+test('the installed package, not its source folder', () => {
+  const installed = path.join(__dirname, 'node_modules', 'snowflake-block')
+  assert.equal(fs.lstatSync(installed).isSymbolicLink(), false, 'node_modules links to the source')
+  assert.equal(require.resolve('snowflake-block'), path.join(installed, 'index.js'))
+  const source = JSON.parse(fs.readFileSync(path.join(CLIENT, 'package.json'), 'utf8'))
+  const copy = JSON.parse(fs.readFileSync(path.join(installed, 'package.json'), 'utf8'))
+  assert.equal(copy.version, source.version)
+  assert.equal(fs.readFileSync(path.join(installed, 'index.js'), 'utf8'),
+    fs.readFileSync(path.join(CLIENT, 'index.js'), 'utf8'), 'installed from an older clients/js')
+})
+
+test('the README examples run', async () => {
+  const code = [...fs.readFileSync(path.join(CLIENT, 'README.md'), 'utf8')
+    .matchAll(/^```js\n([\s\S]*?)^```$/gm)].map((m) => m[1])
+  assert.equal(code.length, 2)
+  await client.query('DROP TABLE IF EXISTS events')
+  // The blocks, in order, as the body of one async function (the README's "in an async
+  // function"), which returns what the test checks.
+  const AsyncFunction = (async () => {}).constructor
+  const { orderId, lineIds, copied } = await new AsyncFunction('require',
+    code.join('\n') + '\nreturn { orderId, lineIds, copied }')(require)
+  assert.equal(typeof orderId, 'bigint')
+  assert.equal(lineIds.length, 3)
+  assert.ok(orderId < lineIds[0] && lineIds[0] < lineIds[1] && lineIds[1] < lineIds[2])
+  const { rows: [r] } = await client.query('SELECT count(*)::int AS n, count(DISTINCT id)::int AS d FROM events')
+  assert.deepEqual([copied, r.n, r.d], [50000, 50000, 50000])
+  await client.query('DROP TABLE events')
 })
 
 test('the client rule gives the IDs of snowflake_block_ids()', async () => {
@@ -81,10 +105,11 @@ test('one IdBlocks for 50 concurrent callers, empty and huge requests', async ()
   const taken = []
   let taking = 0
   let most = 0
+  const take = takeFrom(pool)
   const keys = new IdBlocks(async (n) => {
     most = Math.max(most, ++taking)
     try {
-      const { rows: [b] } = await pool.query('SELECT first, last, count FROM snowflake_block($1)', [n])
+      const b = await take(n)
       taken.push(b)
       return b
     } finally {
@@ -107,6 +132,9 @@ test('one IdBlocks for 50 concurrent callers, empty and huge requests', async ()
     await assert.rejects(flaky.nextId(), /no block/)
     fail = false
     assert.equal((await flaky.nextIds(3)).length, 3)
+    // A row that is not the block asked for; past the lead bound, the server's 22023 as is.
+    await assert.rejects(new IdBlocks((n) => take(n - 1), 10).nextId(), /9 IDs, not a block of 10/)
+    await assert.rejects(new IdBlocks(take, LARGEST + 1, LARGEST + 1).nextId(), (e) => e.code === '22023')
   } finally {
     await pool.end()
   }
@@ -152,5 +180,10 @@ test('COPY of 1,000,000 rows with keys from blocks beside DEFAULT snowflake() ro
   assert.equal(r.n, r.d)
   assert.equal(r.n - r.defaults, 1000000)
   assert.ok(r.defaults > 0)
+  // More rows than keys: RangeError, and the COPY stores none of them.
+  const more = (function* () { for (let i = 0; i < 1001; i++) yield ['extra'] })()
+  await assert.rejects(copyWithBlocks(client, 'copy_rows', ['src'], more, 1000, 100), RangeError)
+  const { rows: [x] } = await client.query("SELECT count(*)::int AS n FROM copy_rows WHERE src = 'extra'")
+  assert.equal(x.n, 0)
   await client.query('DROP TABLE copy_rows')
 })

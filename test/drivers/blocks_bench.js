@@ -4,7 +4,7 @@
 // Run: node blocks_bench.js TOTAL
 'use strict'
 const pg = require('pg')
-const { IdBlocks } = require('./snowflake_block.js')
+const { IdBlocks } = require('snowflake-block')
 
 async function main () {
   const total = Number(process.argv[2])

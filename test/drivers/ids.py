@@ -79,3 +79,40 @@ def check_back(tc, cur):
     for col in ("sf", "u", "l"):
         cur.execute(f"SELECT array_agg(k ORDER BY {col}) = array_agg(k ORDER BY k) FROM back")
         tc.assertIs(cur.fetchone()[0], True, col)
+
+
+LOOKUP_ROWS = 2000
+
+
+def check_ulid_lookups(tc, cur, lists):
+    """A table (id ulid PRIMARY KEY, n int) looked up through cur by uuid.UUID parameters, which
+    the driver sends as uuid (so the ulid = uuid operator compares them): every 97th row by
+    WHERE id = %s, then three rows by each (condition, make) of lists, make turning a list of
+    UUIDs into the parameter. Each returns its rows, and EXPLAIN of the same statement with the
+    same parameter (enable_seqscan off) compares with a uuid on the primary key's index."""
+    cur.execute("SET enable_seqscan = off")
+    cur.execute("CREATE TEMP TABLE ulid_lookup (id ulid PRIMARY KEY, n int NOT NULL)")
+    cur.execute("INSERT INTO ulid_lookup SELECT ulid(), g FROM generate_series(1, %s) g",
+                [LOOKUP_ROWS])
+    cur.execute("ANALYZE ulid_lookup")
+    cur.execute("SELECT id::uuid::text FROM ulid_lookup ORDER BY n")
+    keys = [uuid.UUID(r[0]) for r in cur.fetchall()]
+    tc.assertEqual(len(keys), LOOKUP_ROWS)
+
+    def uses_pkey(query, param):
+        cur.execute("EXPLAIN " + query, [param])
+        plan = "\n".join(r[0] for r in cur.fetchall())
+        tc.assertIn("ulid_lookup_pkey", plan, f"{query}: the primary key's index\n{plan}")
+        tc.assertIn("::uuid", plan, f"{query}: compared with a uuid\n{plan}")
+
+    query = "SELECT n FROM ulid_lookup WHERE id = %s"
+    for n in range(1, LOOKUP_ROWS + 1, 97):
+        cur.execute(query, [keys[n - 1]])
+        tc.assertEqual(cur.fetchall(), [(n,)], f"{query}, row {n}")
+    uses_pkey(query, keys[0])
+    some = [keys[4], keys[400], keys[LOOKUP_ROWS - 1]]
+    for where, make in lists:
+        query = f"SELECT n FROM ulid_lookup WHERE {where} ORDER BY n"
+        cur.execute(query, [make(some)])
+        tc.assertEqual(cur.fetchall(), [(5,), (401,), (LOOKUP_ROWS,)], query)
+        uses_pkey(query, make(some))

@@ -193,6 +193,8 @@ test('JSON: a number above 2^53 loses its last digits in JSON.parse; text is exa
   assert.equal(String(measured), '1824765823852478500')
   assert.equal(JSON.stringify({ id: measured }), '{"id":1824765823852478500}')
   assert.equal(BigInt(JSON.parse('1824765823852478465')), 1824765823852478464n)
+  // the README's words: the number read is ...464, and Node prints it as ...500
+  assert.equal(String(JSON.parse('1824765823852478465')), '1824765823852478500')
   assert.equal(JSON.parse('"1824765823852478465"'), '1824765823852478465')
   const r0 = oddId()
   const exact = r0.sf_text
@@ -236,4 +238,39 @@ test('JSON: uuid and ulid are JSON strings, their text', async () => {
   assert.equal(r.u, ref[0].u_text)
   assert.equal(r.l, ref[0].l_text)
   assert.deepEqual({ u: r.whole.u, l: r.whole.l }, { u: ref[0].u_text, l: ref[0].l_text })
+})
+
+test('a ulid key looked up by a UUID string: sent untyped, as ulid; and as $1::uuid', async () => {
+  await client.query(`SET enable_seqscan = off;
+    CREATE TEMP TABLE ulid_lookup (id ulid PRIMARY KEY, n int NOT NULL);
+    INSERT INTO ulid_lookup SELECT ulid(), g FROM generate_series(1, 2000) g;
+    ANALYZE ulid_lookup`)
+  const keys = (await client.query('SELECT id::uuid AS u FROM ulid_lookup ORDER BY n')).rows.map((r) => r.u)
+  assert.equal(keys.length, 2000)
+  assert.match(keys[0], /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/)
+  // pg sends a string parameter with no type (OID 0): the server takes $1 for a ulid, whose
+  // input reads the UUID form; $1::uuid compares with the ulid = uuid operator. A JS array
+  // of strings is an array literal: ulid[] or uuid[].
+  const plan = async (sql, param) =>
+    (await client.query('EXPLAIN ' + sql, [param])).rows.map((r) => r['QUERY PLAN']).join('\n')
+  for (const [where, cast] of [['id = $1', '::ulid'], ['id = $1::uuid', '::uuid']]) {
+    const sql = `SELECT n FROM ulid_lookup WHERE ${where}`
+    for (let n = 1; n <= 2000; n += 97) {
+      const { rows } = await client.query(sql, [keys[n - 1]])
+      assert.deepEqual(rows, [{ n }], `${where}, row ${n}`)
+    }
+    const p = await plan(sql, keys[0])
+    assert.ok(p.includes('ulid_lookup_pkey'), `${where}: the primary key's index\n${p}`)
+    assert.ok(p.includes(cast), `${where}: compared as ${cast}\n${p}`)
+  }
+  const some = [keys[4], keys[400], keys[1999]]
+  for (const [where, cast] of [['id = ANY($1)', '::ulid[]'], ['id = ANY($1::uuid[])', '::uuid[]']]) {
+    const sql = `SELECT n FROM ulid_lookup WHERE ${where} ORDER BY n`
+    const { rows } = await client.query(sql, [some])
+    assert.deepEqual(rows, [{ n: 5 }, { n: 401 }, { n: 2000 }], where)
+    const p = await plan(sql, some)
+    assert.ok(p.includes('ulid_lookup_pkey'), `${where}: the primary key's index\n${p}`)
+    assert.ok(p.includes(cast), `${where}: compared as ${cast}\n${p}`)
+  }
+  await client.query('RESET enable_seqscan')
 })

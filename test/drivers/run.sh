@@ -1,20 +1,26 @@
 #!/usr/bin/env bash
 # The IDs through real drivers: psycopg 3, psycopg2 and node-postgres (pg 8, pinned by
 # package-lock.json and installed with npm ci into the work folder), and through the ORMs
-# SQLAlchemy and Django (Debian's, on psycopg2) running the recipes of docs/applications.md; and masking,
-# the server's tokens against the Python client's (mask_client.py), from one key file. All
-# against a throwaway server with the extension preloaded; and scripts/mask_key.sh's uuidv47
-# key, read from standard input; ID blocks, the Python and JavaScript clients' rule, their
-# allocators shared by many threads or concurrent callers, and keys from blocks (psycopg 3,
-# node-postgres with COPY); the Go allocator (clients/go/snowflakeblock) through database/sql
-# with lib/pq and pgx v4, 16 goroutines and a service's handler (goblocks/, built offline);
-# the Java allocator (clients/java) through JDBC, 16 threads and JDBC batches (java/, compiled
-# with Debian's JDK and pgjdbc, over loopback TCP, JDBC having no Unix sockets); and sno against
-# a codec written from its published spec (test_sno_spec.py, sno_spec.py); and a Go program's
-# sno bytes through database/sql with lib/pq and pgx v4 (snogo/, built offline from Debian's
-# drivers); and rsxid and ksuid against rs/xid and segmentio/ksuid (test_xidref.sh, with
-# xidref/ built offline from Debian's).
-# Exits non-zero when any of the fourteen fails.
+# SQLAlchemy and Django (Debian's, on psycopg2) running the recipes of docs/applications.md
+# (those with ID blocks on the Python package, so both run in its virtual environment), a
+# ulid primary key looked up by uuid parameters in each driver (psycopg's, node-postgres's,
+# Go's and JDBC's, the primary key's index in each plan); and masking, the server's tokens
+# against the Python client's (mask_client.py), from one key file. All against a throwaway
+# server with the extension preloaded; and scripts/mask_key.sh's uuidv47 key, read from
+# standard input; ID blocks through the client packages as a user installs them: the Python
+# one (clients/python, pip-installed offline into a virtual environment of the work folder;
+# psycopg 3, 16 threads sharing one allocator) and the JavaScript one (clients/js, installed
+# by npm ci from test/drivers/package.json's file: dependency; node-postgres, 50 concurrent
+# callers, COPY); the Go allocator (clients/go/snowflakeblock) through database/sql with lib/pq
+# and pgx v4, 16 goroutines and a service's handler (goblocks/, built offline); the Java
+# allocator (clients/java) through JDBC, 16 threads and JDBC batches, and the JDBC row of the
+# driver table (java/, compiled with Debian's JDK and pgjdbc, over loopback TCP, JDBC having no
+# Unix sockets); and sno against a codec written from its published spec (test_sno_spec.py,
+# sno_spec.py); and a Go program's sno bytes and the Go rows of the driver table through
+# database/sql with lib/pq and pgx v4, and pgx v4's own interface (snogo/, built offline from
+# Debian's drivers); and rsxid and ksuid against rs/xid and segmentio/ksuid (test_xidref.sh,
+# with xidref/ built offline from Debian's).
+# Exits non-zero when any of the fifteen fails.
 source "$(dirname "$0")/../../scripts/common.sh"
 source "$ROOT/scripts/clients.sh"
 
@@ -24,11 +30,16 @@ install_packages python3 python3-psycopg python3-psycopg2 python3-sqlalchemy pyt
 installed_only
 ensure_server_user
 prepare_work
+# The work tree outlives a run, and copying the sources adds and replaces files but removes
+# none: this suite's folders start afresh, so that a module moved out of them (the clients'
+# snowflake_block.py and .js, now packages) is not imported in place of the installed one.
+as_user rm -rf "$WORK/tree/test/drivers" "$WORK/tree/clients"
 build_and_install
 
 DIR=$WORK/tree/test/drivers
 SHARD=37
 npm_ci_drivers
+install_python_client
 
 # xidref, the rsxid and ksuid judges, built offline in the work folder from Debian's rs/xid and
 # segmentio/ksuid, copied beside a copy of xidref/, which its go.mod's replace directives name.
@@ -44,13 +55,14 @@ log "$(go version): building xidref"
 as_user env -C "$XIDREF/src" GOPROXY=off GOFLAGS="-mod=mod -buildvcs=false" GOTOOLCHAIN=local GOCACHE="$WORK/go-cache" \
   GOPATH="$WORK/go-path" go build -o "$XIDREF/xidref" .
 
-# snogo, a Go program's sno bytes through database/sql with lib/pq and pgx v4: built offline in GOPATH mode
+# snogo, a Go program's sno bytes and the driver table's Go rows through database/sql with lib/pq
+# and pgx v4, and pgx v4's own interface: built offline in GOPATH mode
 # (GO111MODULE=off), as Debian builds its Go packages, so that Debian's lib/pq and pgx v4
 # and all that pgx imports are found in /usr/share/gocode without a replace directive each.
 SNOGO=$WORK/snogo
 as_user rm -rf "$SNOGO"
 as_user mkdir -p "$SNOGO/path/src/snogo"
-as_user cp "$DIR/snogo/main.go" "$SNOGO/path/src/snogo/"
+as_user cp "$DIR"/snogo/*.go "$SNOGO/path/src/snogo/"
 log "$(go version): building snogo"
 as_user env -C "$SNOGO/path/src/snogo" GO111MODULE=off GOPROXY=off GOFLAGS=-buildvcs=false \
   GOTOOLCHAIN=local GOCACHE="$WORK/go-cache" GOPATH="$SNOGO/path:/usr/share/gocode" \
@@ -95,21 +107,23 @@ drive() {
 drive "psycopg 3" python3 test_psycopg.py
 drive "psycopg2" python3 test_psycopg2.py
 drive "node-postgres" node --test pg.test.js
-drive "SQLAlchemy" python3 test_sqlalchemy.py
-drive "Django" python3 test_django.py
+drive "SQLAlchemy" "$CLIENT_PYTHON" test_sqlalchemy.py
+drive "Django" "$CLIENT_PYTHON" test_django.py
 drive "masking (Python client)" python3 test_mask.py
-drive "ID blocks (psycopg 3)" python3 test_blocks.py
-drive "ID blocks (node-postgres: IdBlocks, COPY)" node --test blocks.test.js
+drive "ID blocks: the Python package, pip-installed (psycopg 3, 16 threads)" "$CLIENT_PYTHON" test_blocks.py
+drive "ID blocks: the JavaScript package, npm-installed (node-postgres: IdBlocks, COPY)" node --test blocks.test.js
 drive "ID blocks in Go (lib/pq, pgx v4)" "$GOBLOCKS/goblocks"
 drive "ID blocks in Java (JDBC)" java -cp "$JAVA_CLASSES:$JDBC_JAR" BlocksTest \
   "jdbc:postgresql://127.0.0.1:$SERVER_PORT/postgres?user=postgres&reWriteBatchedInserts=true"
+drive "JDBC: the driver table's row, a ulid key by a java.util.UUID" java -cp "$JAVA_CLASSES:$JDBC_JAR" TypesTest \
+  "jdbc:postgresql://127.0.0.1:$SERVER_PORT/postgres?user=postgres"
 drive "mask_key.sh uuidv47 (key on standard input)" bash test_mask_key.sh "$WORK/tree/scripts/mask_key.sh"
 drive "sno against its published spec (an independent codec)" python3 test_sno_spec.py
-drive "sno bytes through database/sql (lib/pq, pgx v4)" "$SNOGO/snogo"
+drive "sno bytes, the driver table's Go rows, a ulid key by a uuid (lib/pq, pgx v4)" "$SNOGO/snogo"
 drive "rsxid and ksuid against rs/xid and segmentio/ksuid" bash test_xidref.sh "$XIDREF/xidref" "$PG_BIN/psql"
 
 if [ ${#failed[@]} -ne 0 ]; then
   echo "drivers failed: ${failed[*]}"
   exit 1
 fi
-echo "drivers: all fourteen passed"
+echo "drivers: all fifteen passed"

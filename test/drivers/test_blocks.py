@@ -1,19 +1,27 @@
-"""ID blocks through psycopg 3: the Python rule (snowflake_block.py, as docs/applications.md
-shows it) gives exactly snowflake_block_ids() for blocks of 1 to 1,048,576 IDs, IdBlocks shared
-by threads hands out no key twice, and keys from blocks inserted while other sessions insert
-DEFAULT snowflake() rows give no duplicate. Blocks past 102,401 IDs are taken in sessions
-that raise snowflake.block_max_lead (a superuser's setting) to 1,024 ms."""
-import inspect
+"""ID blocks through psycopg 3, with the Python client package (clients/python) as pip
+installed it: run by the virtual environment's python3 (test/drivers/run.sh). The package is the
+installed one, of clients/python's version; its rule gives exactly snowflake_block_ids() for
+blocks of 1 to 1,048,576 IDs; IdBlocks shared by 16 threads hands out no key twice; keys from
+blocks inserted while other sessions insert DEFAULT snowflake() rows give no duplicate; and
+the README's examples run. Blocks past 102,401 IDs are taken in sessions that raise
+snowflake.block_max_lead (a superuser's setting) to 1,024 ms."""
+import importlib.metadata
 import os
 import re
+import sys
 import threading
+import tomllib
 import unittest
 
 import psycopg
 
 import ids
 import snowflake_block
-from snowflake_block import IdBlocks, block_ids
+from snowflake_block import LARGEST, IdBlocks, block_ids, take_from
+
+CLIENT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "clients",
+                      "python")
+THREADS = 16
 
 SIZES = (1, 2, 1023, 1024, 1025, 3000, 65536, 1048576)
 RAISE_LEAD = "SET snowflake.block_max_lead = '1024ms'"
@@ -26,16 +34,10 @@ BAD_PAIRS = ((MS << 23, (MS + 1024) << 23), (MS << 23 | 5, (MS + 1024) << 23 | 5
              (MS << 23 | 1 << 10, MS << 23 | 2 << 10))
 
 
-def documented_python():
-    """The ```python block of docs/applications.md's "ID blocks" section."""
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs",
-                        "applications.md")
-    with open(path, encoding="utf-8") as f:
-        text = f.read()
-    section = text[text.index("## ID blocks\n"):]
-    end = section.find("\n## ", 1)
-    section = section if end < 0 else section[:end]
-    return re.search(r"^```python\n(.*?)^```$", section, re.M | re.S).group(1)
+def readme_python():
+    """The ```python blocks of clients/python/README.md, in order."""
+    with open(os.path.join(CLIENT, "README.md"), encoding="utf-8") as f:
+        return re.findall(r"^```python\n(.*?)^```$", f.read(), re.M | re.S)
 
 
 class Blocks(unittest.TestCase):
@@ -45,10 +47,32 @@ class Blocks(unittest.TestCase):
     def tearDown(self):
         self.conn.close()
 
-    def test_documented_rule_is_the_module(self):
-        doc = documented_python()
-        for fn in (block_ids, IdBlocks):
-            self.assertIn(inspect.getsource(fn), doc)
+    def test_the_installed_package(self):
+        """The module comes from the virtual environment's site-packages, not from the
+        source folder, is the version clients/python/pyproject.toml declares, and holds
+        this tree's code."""
+        with open(os.path.join(CLIENT, "pyproject.toml"), "rb") as f:
+            version = tomllib.load(f)["project"]["version"]
+        self.assertEqual(importlib.metadata.version("snowflake-block"), version)
+        self.assertNotEqual(sys.prefix, sys.base_prefix, "not run in a virtual environment")
+        path = os.path.realpath(snowflake_block.__file__)
+        self.assertTrue(path.startswith(os.path.realpath(sys.prefix) + os.sep), path)
+        self.assertNotEqual(os.path.dirname(path), os.path.realpath(CLIENT))
+        with open(path, encoding="utf-8") as installed, \
+                open(os.path.join(CLIENT, "snowflake_block.py"), encoding="utf-8") as source:
+            self.assertEqual(installed.read(), source.read(), "installed from another source")
+
+    def test_readme_examples_run(self):
+        blocks = readme_python()
+        self.assertEqual(len(blocks), 2)
+        scope = {}
+        try:
+            for code in blocks:
+                exec(compile(code, "clients/python/README.md", "exec"), scope)
+        finally:
+            if "conn" in scope:
+                scope["conn"].close()
+        self.assertEqual(len(scope["line_ids"]), 3)
 
     def test_client_rule_equals_the_server(self):
         self.conn.execute(RAISE_LEAD)
@@ -88,46 +112,103 @@ class Blocks(unittest.TestCase):
             next(block_ids(a[0], b[1], a[2]))
 
     def test_one_allocator_for_many_threads(self):
-        """IdBlocks shared by 8 threads: no key twice, every key in a block the server gave,
-        nothing dropped but the last block's rest, and empty and huge requests (blocks of
-        at most 102,401, the default lead bound's)."""
+        """One IdBlocks shared by 16 threads, its blocks through take_from: one block taken at
+        a time, no key twice, every key in a block the server gave (snowflake_block_ids()),
+        each thread's keys rising, nothing dropped but the last block's rest; an empty
+        request and one of more than the largest block (250,000)."""
         conn = psycopg.connect("", autocommit=True)
-        taken, conn_lock = [], threading.Lock()
+        taken, state = [], {"taking": 0, "most": 0}
+        count_lock = threading.Lock()
+        take = take_from(conn)
 
-        def take(n):
-            with conn_lock:
-                row = conn.execute("SELECT first, last, count FROM snowflake_block(%s)",
-                                   [n]).fetchone()
-            taken.append(row)
-            return row
+        def counted(n):
+            with count_lock:
+                state["taking"] += 1
+                state["most"] = max(state["most"], state["taking"])
+            try:
+                row = take(n)
+                taken.append(row)
+                return row
+            finally:
+                with count_lock:
+                    state["taking"] -= 1
 
-        keys = IdBlocks(take, 1000)
-        got, errors = [[] for _ in range(8)], []
+        keys = IdBlocks(counted, 1000)
+        got, errors = [[] for _ in range(THREADS)], []
+        start = threading.Barrier(THREADS)
 
         def work(i):
             try:
+                start.wait()
                 for k in range(300):
                     got[i].extend(keys.next_ids(k % 7) if k % 3 else [keys.next_id()])
             except Exception as e:  # reported by the main thread
                 errors.append(e)
 
-        threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(THREADS)]
         for t in threads:
             t.start()
         for t in threads:
             t.join()
         self.assertEqual(errors, [])
         self.assertEqual(keys.next_ids(0), [])
-        huge = keys.next_ids(1500000)
+        huge = keys.next_ids(250000)
+        self.assertEqual(len(huge), 250000)
+        reserved = set()
+        for first, last, _ in taken:
+            reserved.update(r[0] for r in conn.execute(
+                "SELECT snowflake_block_ids(%s, %s)", [first, last]))
         conn.close()
+        each = sum(k % 7 if k % 3 else 1 for k in range(300))
         handed = [k for g in got for k in g] + huge
-        self.assertEqual(len(handed), len(set(handed)))
-        reserved = [k for t in taken for k in block_ids(*t)]
-        self.assertTrue(set(handed) <= set(reserved))
+        self.assertEqual(len(handed), THREADS * each + 250000)
+        self.assertEqual(len(handed), len(set(handed)), "a key handed out twice")
+        self.assertEqual(set(handed) - reserved, set(), "keys outside the blocks")
         # Only the last block's rest is left over: nothing was dropped on the way.
-        self.assertLess(len(reserved) - len(handed), 102401)
-        for g in got:
-            self.assertEqual(g, sorted(g))
+        self.assertLess(len(reserved) - len(handed), LARGEST)
+        for g in got + [huge]:
+            self.assertEqual(g, sorted(g), "a thread's keys are not in order")
+        self.assertEqual(state["most"], 1, "blocks taken at once")
+        print(f"# {len(handed)} keys to {THREADS} threads and one request of 250,000 from "
+              f"{len(taken)} blocks: 0 duplicates, 0 outside the blocks, "
+              f"{len(reserved) - len(handed)} left in the last", file=sys.stderr)
+
+    def test_errors(self):
+        """A bad count and a row that is not the block asked for are ValueError; a failed
+        take fails its call alone, and the next call is served."""
+        conn = psycopg.connect("", autocommit=True)
+        take = take_from(conn)
+        keys = IdBlocks(take, 10)
+        for bad in (-1, 1.5, "3"):
+            with self.assertRaises(ValueError):
+                keys.next_ids(bad)
+        short = IdBlocks(lambda n: take(n - 1), 10)
+        with self.assertRaisesRegex(ValueError, "9 IDs, not a block of 10"):
+            short.next_id()
+        fail = [True]
+
+        def flaky(n):
+            if fail[0]:
+                raise RuntimeError("no block")
+            return take(n)
+
+        keys = IdBlocks(flaky, 10)
+        with self.assertRaisesRegex(RuntimeError, "no block"):
+            keys.next_id()
+        fail[0] = False
+        self.assertEqual(len(keys.next_ids(3)), 3)
+        # Past the lead bound: the server's 22023, through take_from, as is.
+        with self.assertRaises(psycopg.Error) as e:
+            IdBlocks(take, LARGEST + 1, LARGEST + 1).next_id()
+        self.assertEqual(e.exception.sqlstate, "22023")
+        # Outside autocommit, take_from ends each block's transaction.
+        plain = psycopg.connect("")
+        try:
+            self.assertEqual(len(IdBlocks(take_from(plain), 5).next_ids(5)), 5)
+            self.assertEqual(plain.info.transaction_status, psycopg.pq.TransactionStatus.IDLE)
+        finally:
+            plain.close()
+        conn.close()
 
     def test_keys_from_blocks_beside_default_rows(self):
         self.conn.execute("DROP TABLE IF EXISTS block_rows; CREATE TABLE block_rows "

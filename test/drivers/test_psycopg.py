@@ -112,6 +112,12 @@ class Psycopg3(unittest.TestCase):
             with self.assertRaises(error):
                 self.conn.execute("SELECT %b", [bad])
 
+    def test_ulid_key_by_uuid(self):
+        """A ulid primary key looked up by uuid.UUID values, which psycopg 3 binds as uuid
+        parameters on the server; a list of them, as uuid[]."""
+        with self.conn.cursor() as cur:
+            ids.check_ulid_lookups(self, cur, [("id = ANY(%s)", list)])
+
     def test_json(self):
         cur = self.conn.cursor()
         big = int(self.ref[0]["sf_text"])

@@ -46,6 +46,12 @@ class Psycopg2(unittest.TestCase):
             self.cur, "INSERT INTO back VALUES (%s, %s, %s, %s)", rows)
         ids.check_back(self, self.cur)
 
+    def test_ulid_key_by_uuid(self):
+        """A ulid primary key looked up by uuid.UUID values after register_uuid(): psycopg2
+        quotes each as '...'::uuid, a list as ARRAY[...] and a tuple for IN as (...)."""
+        psycopg2.extras.register_uuid(conn_or_curs=self.conn)
+        ids.check_ulid_lookups(self, self.cur, [("id = ANY(%s)", list), ("id IN %s", tuple)])
+
     def test_json(self):
         big = int(self.ref[0]["sf_text"])
         self.cur.execute("SELECT to_json(sf), to_json(sf::text) FROM ids WHERE k = 1")

@@ -18,6 +18,9 @@ is($ret, 0, 'CREATE EXTENSION works');
 like($stderr,
 	qr/WARNING:  snowflake is not loaded via "shared_preload_libraries": snowflake_uuidv7\(\) and ulid\(\) will be in order within each session only\nDETAIL:  .*concurrent sessions interleave out of order.*\nHINT:  Add snowflake to shared_preload_libraries/s,
 	'with a WARNING that says what is lost and how to fix it');
+like($stderr,
+	qr/DETAIL:  .*snowflake\(\), sno\(\), rsxid\(\), ksuid\(\), the ID blocks and snowflake_status\(\) refuse; decoding works\./s,
+	'the WARNING names every call that refuses');
 
 ($ret, $stdout, $stderr) = $node->psql('postgres',
 	'SELECT snowflake_uuidv7() IS NOT NULL; SELECT ulid() IS NOT NULL; SELECT snowflake_uuidv7() IS NOT NULL');
@@ -56,6 +59,9 @@ SELECT uuidv7_timestamp(uuidv7_at('2024-01-01')), ulid_timestamp(ulid_at('2024-0
 	'the decoders, bounds, types, backfills and TypeIDs work without preloading');
 ($ret, $stdout, $stderr) = $node->psql('postgres', 'SELECT * FROM snowflake_block(10)');
 like($stderr, qr/ERROR:  snowflake must be loaded via "shared_preload_libraries"/, 'blocks refuse');
+($ret, $stdout, $stderr) = $node->psql('postgres', 'SELECT * FROM snowflake_status()');
+like($stderr, qr/ERROR:  snowflake must be loaded via "shared_preload_libraries"/,
+	'snowflake_status() refuses, as the WARNING says');
 
 # The install script makes the reservation file, where no other database has the
 # extension: a file missing while one has it was lost, and creating the extension in another

@@ -434,13 +434,13 @@ TEST(MaskPrefix, TypeIdRules) {
 
 TEST(MaskKeys, RefusesKeysNobodyMayUse) {
   EXPECT_EQ(parse_problem("1 " + std::string(64, '0') + " active\n"),
-            "line 1: this key is all zeros or the README's example: make one with openssl rand "
-            "-hex 32");
+            "line 1: this key is all zeros or the README's example: make one with "
+            "snowflake_mask_key new");
   EXPECT_EQ(parse_problem("0 000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f\n"
                           "1 6F3A1E0B9C2D4F5A7E8B1C3D5F7A9B0C2E4D6F8A1B3C5D7E9F0A2B4C6D8E0F1A "
                           "active\n"),
-            "line 2: this key is all zeros or the README's example: make one with openssl rand "
-            "-hex 32");
+            "line 2: this key is all zeros or the README's example: make one with "
+            "snowflake_mask_key new");
 }
 
 TEST(MaskKeys, WarnsOfOneKeyUnderTwoIds) {

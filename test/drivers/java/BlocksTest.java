@@ -22,26 +22,6 @@ import snowflake.IdBlocks;
 public final class BlocksTest {
   static final int THREADS = 16;
   static PGSimpleDataSource ds;
-  static int passed, failed;
-
-  interface Check {
-    String run() throws Exception;
-  }
-
-  static void check(String name, Check c) {
-    try {
-      String figures = c.run();
-      passed++;
-      System.out.println("ok   " + name + (figures == null ? "" : ": " + figures));
-    } catch (Throwable e) {
-      failed++;
-      System.out.println("FAIL " + name + ": " + e);
-    }
-  }
-
-  static void require(boolean ok, String what) {
-    if (!ok) throw new AssertionError(what);
-  }
 
   /** The server's IDs of a block, by snowflake_block_ids(). */
   static List<Long> serverIds(Connection c, long first, long last) throws SQLException {
@@ -60,7 +40,7 @@ public final class BlocksTest {
   static String documented() throws Exception {
     String doc = Files.readString(Path.of("..", "..", "docs", "applications.md"));
     for (String f : new String[] {"../../clients/java/snowflake/IdBlocks.java", "java/OrderBatch.java"}) {
-      require(doc.contains("```java\n" + Files.readString(Path.of(f)) + "```\n"),
+      Checks.require(doc.contains("```java\n" + Files.readString(Path.of(f)) + "```\n"),
           "docs/applications.md does not hold " + f + " as it is");
     }
     return null;
@@ -72,18 +52,18 @@ public final class BlocksTest {
     try (Connection c = ds.getConnection()) {
       for (int n : new int[] {1, 2, 1023, 1024, 1025, 3000, 65536, IdBlocks.LARGEST}) {
         long[] ids = take.block(n);
-        require(ids.length == n, "a block of " + n + ": " + ids.length + " IDs");
+        Checks.require(ids.length == n, "a block of " + n + ": " + ids.length + " IDs");
         List<Long> server = serverIds(c, ids[0], ids[n - 1]);
-        require(server.size() == n, "a block of " + n + ": the server expands " + server.size());
-        for (int i = 0; i < n; i++) require(server.get(i) == ids[i], "a block of " + n + ": ID " + i);
-        if (n <= 1024) require(ids[n - 1] == ids[0] + n - 1, "a block of " + n + " not consecutive");
+        Checks.require(server.size() == n, "a block of " + n + ": the server expands " + server.size());
+        for (int i = 0; i < n; i++) Checks.require(server.get(i) == ids[i], "a block of " + n + ": ID " + i);
+        if (n <= 1024) Checks.require(ids[n - 1] == ids[0] + n - 1, "a block of " + n + " not consecutive");
       }
     }
     try {
       new IdBlocks(IdBlocks.from(ds), IdBlocks.LARGEST + 1, IdBlocks.LARGEST + 1).next();
       throw new AssertionError("a block of " + (IdBlocks.LARGEST + 1) + " was taken");
     } catch (SQLException e) {
-      require("22023".equals(e.getSQLState()), "SQLSTATE " + e.getSQLState());
+      Checks.require("22023".equals(e.getSQLState()), "SQLSTATE " + e.getSQLState());
     }
     try {
       new IdBlocks(IdBlocks.from(ds), 1000, IdBlocks.LARGEST).next(-1);
@@ -121,10 +101,10 @@ public final class BlocksTest {
       }
       return mine.stream().mapToLong(Long::longValue).toArray();
     });
-    require(keys.next(0).length == 0, "0 IDs");
+    Checks.require(keys.next(0).length == 0, "0 IDs");
     int huge = 250000;
     long[] hugeIds = keys.next(huge);
-    require(hugeIds.length == huge, huge + " IDs: " + hugeIds.length);
+    Checks.require(hugeIds.length == huge, huge + " IDs: " + hugeIds.length);
     got.add(hugeIds);
     Set<Long> reserved = new HashSet<>();
     for (long[] block : taken) for (long id : block) reserved.add(id);
@@ -132,7 +112,7 @@ public final class BlocksTest {
     int handed = 0, duplicates = 0, outside = 0;
     for (long[] ids : got) {
       for (int i = 0; i < ids.length; i++) {
-        require(i == 0 || ids[i - 1] < ids[i], "a thread's keys are not in order");
+        Checks.require(i == 0 || ids[i - 1] < ids[i], "a thread's keys are not in order");
         handed++;
         if (!seen.add(ids[i])) duplicates++;
         if (!reserved.contains(ids[i])) outside++;
@@ -141,8 +121,8 @@ public final class BlocksTest {
     String figures = String.format(
         "%d keys (%d in one request) from %d blocks, %d duplicates, %d outside the blocks, %d left in the last",
         handed, huge, taken.size(), duplicates, outside, reserved.size() - handed);
-    require(most.get() == 1, most.get() + " blocks taken at once: " + figures);
-    require(duplicates == 0 && outside == 0 && reserved.size() - handed < IdBlocks.LARGEST, figures);
+    Checks.require(most.get() == 1, most.get() + " blocks taken at once: " + figures);
+    Checks.require(duplicates == 0 && outside == 0 && reserved.size() - handed < IdBlocks.LARGEST, figures);
     return figures;
   }
 
@@ -190,7 +170,7 @@ public final class BlocksTest {
             for (int l = 0; l < i % 5; l++) lines.add(new OrderBatch.Line("i" + l, l + 1));
             list.add(new OrderBatch.Order("c" + t, lines));
           }
-          require(OrderBatch.insert(c, keys, list).length == orders, "keys of a batch");
+          Checks.require(OrderBatch.insert(c, keys, list).length == orders, "keys of a batch");
         }
       }
       return null;
@@ -202,7 +182,7 @@ public final class BlocksTest {
       long nOrders = r.getLong(1), nLines = r.getLong(2);
       long wantLines = 0;
       for (int i = 0; i < orders; i++) wantLines += 4L * THREADS * (i % 5);
-      require(nOrders == 4L * THREADS * orders && nLines == wantLines,
+      Checks.require(nOrders == 4L * THREADS * orders && nLines == wantLines,
           nOrders + " orders and " + nLines + " lines");
       s.execute("DROP TABLE order_lines, orders");
       return nOrders + " orders, " + nLines + " lines in " + 4 * THREADS + " batches";
@@ -268,11 +248,10 @@ public final class BlocksTest {
       bench(Long.parseLong(args[2]));
       return;
     }
-    check("the documented code is this code", BlocksTest::documented);
-    check("a block's array is snowflake_block_ids() of its ends", BlocksTest::arrays);
-    check("one IdBlocks, " + THREADS + " threads", BlocksTest::threads);
-    check("JDBC batches with keys from blocks, " + THREADS + " threads", BlocksTest::batches);
-    System.out.println(passed + " passed, " + failed + " failed");
-    System.exit(failed == 0 ? 0 : 1);
+    Checks.check("the documented code is this code", BlocksTest::documented);
+    Checks.check("a block's array is snowflake_block_ids() of its ends", BlocksTest::arrays);
+    Checks.check("one IdBlocks, " + THREADS + " threads", BlocksTest::threads);
+    Checks.check("JDBC batches with keys from blocks, " + THREADS + " threads", BlocksTest::batches);
+    Checks.finish();
   }
 }

@@ -1,6 +1,8 @@
 // snogo: a Go program's sno, the 10 raw bytes it holds, stored in, looked up in and read back
 // from a sno column through Go's database/sql, with lib/pq and with pgx v4 (run by
-// test/drivers/run.sh, which builds it offline with Debian's lib/pq and pgx v4). It imports no
+// test/drivers/run.sh, which builds it offline with Debian's lib/pq and pgx v4); and, in
+// types.go, the Go rows of docs/applications.md's driver table and a ulid key looked up by a
+// uuid. It imports no
 // sno library: snoID below is the 10 bytes with the database/sql methods a sno type gives them
 // (muyo/sno's ID among them), and its text is written from the published spec. The connection
 // comes from PGHOST, PGPORT, PGUSER and PGDATABASE. Prints a line per driver setting and exits
@@ -236,6 +238,18 @@ func main() {
 			fmt.Printf("ok: %s: %d snos stored, looked up by id = $1 and read back in order\n",
 				s.name, len(want))
 		}
+	}
+	if err := driverTable(); err != nil {
+		fmt.Printf("not ok: the driver table: %v\n", err)
+		failed = true
+	} else {
+		fmt.Println("ok: the driver table: uuid, bigint, ulid and sno through lib/pq and pgx v4, as docs/applications.md says")
+	}
+	if err := ulidLookups(); err != nil {
+		fmt.Printf("not ok: a ulid key looked up by a uuid: %v\n", err)
+		failed = true
+	} else {
+		fmt.Printf("ok: a ulid key looked up by a uuid: %d rows by id = $1 and id = $1::uuid, pgx v4 (pgtype.UUID, [16]byte), database/sql (pgx, lib/pq), the primary key's index in each plan\n", lookupRows/97+1)
 	}
 	if failed {
 		os.Exit(1)
