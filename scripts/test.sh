@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds and installs the extension, then runs every test: the
 # META.json check, the core's unit tests, pg_regress (sql/, expected/), the TAP tests
-# (test/t/), the driver suite (test/drivers/), a tiny run of the benchmark (so that it cannot
-# rot), the Debian package with its autopkgtest, and on PostgreSQL 15 the C++ style (make
+# (test/t/), the driver suite (test/drivers/), the trusted edition (test/trusted/), a tiny
+# run of the benchmark (so that it cannot rot), the Debian package with its autopkgtest, and on PostgreSQL 15 the C++ style (make
 # formatcheck), fuzzing and the arm64 suite (scripts/arm64.sh). Each suite starts its own
 # throwaway servers as an unprivileged user. Exits non-zero on any failure.
 #
 # While working on one thing, run less (scripts/matrix.sh passes these on to each major):
-#   SNOWFLAKE_SUITES="regress tap"   only these suites: meta unit format arm64 fuzz regress tap citus drivers bench package
+#   SNOWFLAKE_SUITES="regress tap"   only these suites: meta unit format arm64 fuzz regress tap citus drivers trusted bench package
 #   SNOWFLAKE_REGRESS="decode ulid"  only these pg_regress tests
 #   PROVE_TESTS="test/t/009_lead_and_writes.pl"  only these TAP tests
 # SNOWFLAKE_INSTALL_ONLY=1 installs the packages the chosen suites need, and runs nothing.
@@ -31,7 +31,7 @@ wanted() {
 # meta and arm64 need neither the build nor a server here: alone, they run without
 # installing the extension into this machine's PostgreSQL.
 needs_install=
-for key in unit fuzz regress tap citus drivers bench package; do
+for key in unit fuzz regress tap citus drivers trusted bench package; do
   if wanted "$key"; then needs_install=1; fi
 done
 
@@ -146,11 +146,16 @@ else
   suite citus "Citus (a coordinator and two workers, test/t/025_citus.pl)" citus
 fi
 suite drivers "drivers (psycopg 3, psycopg2, node-postgres, SQLAlchemy, Django, masking, Go, JDBC)" "$ROOT/test/drivers/run.sh"
+# The trusted edition on a server with no library of ours preloaded, judged by the C extension
+# built and installed above.
+suite trusted "trusted edition (SQL only, installed by a database owner; judged by the C extension)" \
+  env SNOWFLAKE_TRUSTED_NO_BUILD=1 "$ROOT/test/trusted/run.sh"
 suite bench "benchmark (tiny run)" "$ROOT/bench/run.sh" --quick --out "$WORK/bench-quick"
 suite bench "lease benchmark (tiny run)" "$ROOT/bench/lease.sh" --quick --out "$WORK/bench-quick"
 suite bench "masking benchmark (tiny run)" "$ROOT/bench/mask.sh" --quick --out "$WORK/bench-quick"
 suite bench "blocks benchmark (tiny run)" "$ROOT/bench/blocks.sh" --quick --out "$WORK/bench-quick"
 suite bench "two-shard benchmark (tiny run)" "$ROOT/bench/two_shards.sh" --quick --out "$WORK/bench-quick"
+suite bench "trusted edition benchmark (tiny run)" "$ROOT/bench/trusted.sh" --quick
 # Where the Citus suite runs, the Citus benchmark's tiny run too (about 20 s).
 if wanted citus && [ -f "$(citus_library)" ]; then
   suite bench "Citus benchmark (tiny run)" "$ROOT/bench/citus.sh" --quick --out "$WORK/bench-quick"
