@@ -9,6 +9,8 @@ SELECT substr(u::text, 15, 1) AS version_digit, substr(u::text, 20, 1) IN ('8', 
 SELECT uuidv7_timestamp('017F22E2-79B0-7CC3-98C4-DC0C0C07398F');
 -- not a version 7: NULL
 SELECT uuidv7_timestamp(gen_random_uuid()) IS NULL AS v4_is_null;
+-- version 7's digit under another variant than RFC 9562's (110x, Microsoft's): NULL too
+SELECT uuidv7_timestamp('017f22e2-79b0-7cc3-c8c4-dc0c0c07398f') IS NULL AS other_variant_is_null;
 
 -- the time is the clock's
 SELECT clock_timestamp() AS before \gset
