@@ -16,6 +16,27 @@ BEGIN;
 -- counters are SECURITY DEFINER with search_path pinned to pg_catalog, this schema, pg_temp
 -- (the DO block at the end pins it: the schema is known only at install time).
 
+-- Refused where another role may create objects in this schema: the SECURITY DEFINER functions
+-- below resolve operators and functions through it, so such a role could put its own there
+-- and run code as the owner (and move a counter back). PostgreSQL 15 and later give CREATE on
+-- public to its owner alone; on 14, or in a schema granted more widely, revoke it first.
+DO $guard$
+DECLARE
+	who text;
+BEGIN
+	SELECT string_agg(quote_ident(r.rolname), ', ' ORDER BY r.rolname) INTO who
+	  FROM pg_catalog.pg_roles r
+	 WHERE r.rolcanlogin AND NOT r.rolsuper AND r.rolname <> current_user
+	   AND pg_catalog.has_schema_privilege(r.oid, pg_catalog.current_schema(), 'CREATE');
+	IF who IS NOT NULL THEN
+		RAISE EXCEPTION 'other roles may create objects in schema %', pg_catalog.current_schema()
+			USING ERRCODE = '42501',
+			DETAIL = pg_catalog.format('Roles that may: %s. The edition''s SECURITY DEFINER functions would run what they put there, as the owner.', who),
+			HINT = pg_catalog.format('REVOKE CREATE ON SCHEMA %I FROM PUBLIC (and from those roles), or install into a schema only the owner creates in.', pg_catalog.current_schema());
+	END IF;
+END
+$guard$;
+
 -- configuration: one row, the owner's to change
 
 CREATE TABLE snowflake_config (

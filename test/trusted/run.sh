@@ -83,6 +83,14 @@ check "the installing owner is not a superuser" f "$(q postgres postgres "SELECT
 check "no library of ours is preloaded" "" "$(q postgres postgres 'SHOW shared_preload_libraries')"
 # (its WARNING says what refuses without the preload: the decoders work)
 q postgres "$CDB" 'CREATE EXTENSION snowflake' >/dev/null 2>&1
+# Refused, with nothing left behind, into a schema where another role may create objects
+# (which could then run code as the owner through the SECURITY DEFINER functions)
+q postgres postgres "CREATE DATABASE ${DB}_open OWNER $OWNER" >/dev/null
+q postgres "${DB}_open" "GRANT CREATE ON SCHEMA public TO PUBLIC" >/dev/null
+open_out=$("${PSQL[@]}" -U "$OWNER" -d "${DB}_open" -v VERBOSITY=verbose -f "$ROOT/trusted/snowflake_trusted.sql" 2>&1 >/dev/null || true)
+check "the install into a schema others may create in: 42501, naming them" "42501|1" \
+  "$(grep -c 'ERROR:  42501: other roles may create objects in schema public' <<<"$open_out" | sed 's/^[1-9][0-9]*$/42501/')|$(grep -c "Roles that may: $OTHER" <<<"$open_out")"
+check "the refused install left nothing" 0 "$(q "$OWNER" "${DB}_open" "SELECT count(*) FROM pg_class WHERE relnamespace = 'public'::regnamespace")"
 "${PSQL[@]}" -U "$OWNER" -d "$DB" -q -f "$ROOT/trusted/snowflake_trusted.sql" >/dev/null
 # check_objects DB: what the install put in public is SQL and PL/pgSQL alone, and commented
 check_objects() {
