@@ -121,25 +121,22 @@ endif
 # spec's) are other projects' data, kept beside the repo in ../shared/vectors, not in it:
 # SNOWFLAKE_VECTORS names that folder (scripts/common.sh passes it, wherever the build runs).
 SNOWFLAKE_VECTORS ?= $(abspath $(srcdir)/../shared/vectors)
-UNIT_SRCS = $(wildcard test/unit/*.cpp) $(CORE_OBJS:.o=.cpp)
-test/unit/unit_tests: $(UNIT_SRCS) $(wildcard src/core/*.hpp)
-	$(CXX) -std=c++17 -O2 -g -Wall -Wextra $(WERROR) -pthread -Isrc -o $@ \
-		-DSNOWFLAKE_VECTORS_DIR='"$(SNOWFLAKE_VECTORS)"' \
-		$(UNIT_SRCS) \
-		-lgtest -lgtest_main -lcurl -lcrypto
-
-unitcheck: test/unit/unit_tests
-	test/unit/unit_tests
-
-# arm64 (scripts/arm64.sh cross-compiles in a tree of its own, with CXX, CC and PG_CONFIG for
-# aarch64): the module as PGXS builds it, and the core's unit tests linked from that build's
-# core objects, the module's own code, and test objects compiled side by side (make -j).
+# The tests are compiled one object a file (make -j compiles them side by side) and linked with
+# the module's own core objects: the core is compiled once, as the server runs it. The arm64
+# build (scripts/arm64.sh cross-compiles in a tree of its own, with CXX, CC and PG_CONFIG for
+# aarch64) links the same objects, compiled for aarch64, as unit_tests_arm64.
 UNIT_TEST_OBJS = $(patsubst %.cpp,%.o,$(wildcard test/unit/*.cpp))
 $(UNIT_TEST_OBJS): %.o: %.cpp $(wildcard src/core/*.hpp)
 	$(CXX) -std=c++17 -O2 -g -Wall -Wextra $(WERROR) -pthread $(CPPFLAGS) -Isrc \
 		-DSNOWFLAKE_VECTORS_DIR='"$(SNOWFLAKE_VECTORS)"' -c -o $@ $<
-test/unit/unit_tests_arm64: $(UNIT_TEST_OBJS) $(CORE_OBJS)
+# (the core's objects are rebuilt when a header they include changes, as the tests' are)
+$(CORE_OBJS): $(wildcard src/core/*.hpp)
+test/unit/unit_tests test/unit/unit_tests_arm64: $(UNIT_TEST_OBJS) $(CORE_OBJS)
 	$(CXX) -pthread $(LDFLAGS) -o $@ $^ -lgtest -lgtest_main -lcurl -lcrypto
+
+unitcheck: test/unit/unit_tests
+	test/unit/unit_tests
+
 EXTRA_CLEAN += $(UNIT_TEST_OBJS) test/unit/unit_tests_arm64
 
 # What one ID costs inside the core (ChaCha20 kernels, clock readings, the streams' steps), for

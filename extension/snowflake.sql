@@ -91,37 +91,35 @@ CREATE FUNCTION snowflake_uuidv7() RETURNS uuid
 CREATE FUNCTION snowflake_uuidv7(shift interval) RETURNS uuid
 	AS 'MODULE_PATHNAME', 'snowflake_uuidv7_shift' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 
--- Core's names on the versions that lack them, so that code written for PostgreSQL 18 runs on
--- 15 to 17: uuidv7() and uuidv7(interval) (core's from 18), uuid_extract_version(uuid) and
--- uuid_extract_timestamp(uuid) (core's from 17), with core's signatures and results, ours
--- beneath (uuidv7() is snowflake_uuidv7(): server-wide order, durable). Declared only where
--- pg_catalog has no function of the name and arguments, so that none shadows core's, and the
--- extension's schema has none either (a uuidv7() of the user's own stays, and the install works).
+-- Core's names, so that code written for PostgreSQL 18 runs on 15 to 17: uuidv7() and
+-- uuidv7(interval) (core's from 18), uuid_extract_version(uuid) and uuid_extract_timestamp(uuid)
+-- (core's from 17), with core's signatures and PostgreSQL 18's results, ours beneath (uuidv7()
+-- is snowflake_uuidv7(): server-wide order, durable). Declared in the extension's schema on
+-- every version, where that schema has none of the name and arguments (a uuidv7() of the
+-- user's own stays, and the install works): where core has one, pg_catalog comes first in
+-- every search path that does not name it later, so a bare call is core's, and a dump of 15 to
+-- 17, whose defaults name ours with its schema (DEFAULT public.uuidv7()), restores on 18.
 DO $core_names$
 BEGIN
-	IF to_regprocedure('pg_catalog.uuidv7()') IS NULL
-			AND to_regprocedure(format('%I.uuidv7()', current_schema())) IS NULL THEN
+	IF to_regprocedure(format('%I.uuidv7()', current_schema())) IS NULL THEN
 		CREATE FUNCTION uuidv7() RETURNS uuid
 			AS 'MODULE_PATHNAME', 'snowflake_uuidv7' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
-		COMMENT ON FUNCTION uuidv7() IS 'core''s uuidv7() of PostgreSQL 18, on the versions before it: a new RFC 9562 version 7 UUID, snowflake_uuidv7() (strictly increasing across the server, durable), with its errors';
+		COMMENT ON FUNCTION uuidv7() IS 'core''s uuidv7() of PostgreSQL 18 under the extension''s schema (a bare call is core''s from 18): a new RFC 9562 version 7 UUID, snowflake_uuidv7() (strictly increasing across the server, durable), with its errors';
 	END IF;
-	IF to_regprocedure('pg_catalog.uuidv7(interval)') IS NULL
-			AND to_regprocedure(format('%I.uuidv7(interval)', current_schema())) IS NULL THEN
+	IF to_regprocedure(format('%I.uuidv7(interval)', current_schema())) IS NULL THEN
 		CREATE FUNCTION uuidv7(shift interval) RETURNS uuid
 			AS 'MODULE_PATHNAME', 'snowflake_uuidv7_shift' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
-		COMMENT ON FUNCTION uuidv7(interval) IS 'core''s uuidv7(interval) of PostgreSQL 18, on the versions before it: a version 7 UUID at the clock shifted by the interval, snowflake_uuidv7(interval); 22008 for a time outside 1970 to 10889';
+		COMMENT ON FUNCTION uuidv7(interval) IS 'core''s uuidv7(interval) of PostgreSQL 18 under the extension''s schema (a bare call is core''s from 18): a version 7 UUID at the clock shifted by the interval, snowflake_uuidv7(interval); 22008 for a time outside 1970 to 10889';
 	END IF;
-	IF to_regprocedure('pg_catalog.uuid_extract_version(uuid)') IS NULL
-			AND to_regprocedure(format('%I.uuid_extract_version(uuid)', current_schema())) IS NULL THEN
+	IF to_regprocedure(format('%I.uuid_extract_version(uuid)', current_schema())) IS NULL THEN
 		CREATE FUNCTION uuid_extract_version(uuid) RETURNS smallint
 			AS 'MODULE_PATHNAME', 'snowflake_uuid_extract_version' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
-		COMMENT ON FUNCTION uuid_extract_version(uuid) IS 'core''s uuid_extract_version(uuid) of PostgreSQL 17, on the versions before it: the version field (RFC 9562, section 4.2), NULL for a variant other than RFC 9562''s';
+		COMMENT ON FUNCTION uuid_extract_version(uuid) IS 'core''s uuid_extract_version(uuid) of PostgreSQL 17 under the extension''s schema (a bare call is core''s from 17): the version field (RFC 9562, section 4.2), NULL for a variant other than RFC 9562''s';
 	END IF;
-	IF to_regprocedure('pg_catalog.uuid_extract_timestamp(uuid)') IS NULL
-			AND to_regprocedure(format('%I.uuid_extract_timestamp(uuid)', current_schema())) IS NULL THEN
+	IF to_regprocedure(format('%I.uuid_extract_timestamp(uuid)', current_schema())) IS NULL THEN
 		CREATE FUNCTION uuid_extract_timestamp(uuid) RETURNS timestamptz
 			AS 'MODULE_PATHNAME', 'snowflake_uuid_extract_timestamp' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
-		COMMENT ON FUNCTION uuid_extract_timestamp(uuid) IS 'core''s uuid_extract_timestamp(uuid) of PostgreSQL 17, on the versions before it: the time of a version 1 UUID (to the microsecond) or a version 7 UUID (to the millisecond), RFC 9562; NULL for other versions and variants';
+		COMMENT ON FUNCTION uuid_extract_timestamp(uuid) IS 'core''s uuid_extract_timestamp(uuid) with PostgreSQL 18''s results, under the extension''s schema (a bare call is core''s from 17, which on 17 gives NULL for version 7): the time of a version 1 UUID (to the microsecond) or a version 7 UUID (to the millisecond), RFC 9562; NULL for other versions and variants';
 	END IF;
 END
 $core_names$;

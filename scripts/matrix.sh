@@ -253,8 +253,9 @@ fi
 
 # The chroots a run needs are readied in the background, one after another, while the majors
 # before them run: each made (once) and, for the test command, given the packages its suites
-# need (scripts/test.sh with SNOWFLAKE_INSTALL_ONLY=1); debootstrap and apt wait mostly on the
-# network and the disk. The output goes to $CHROOTS/prepare.log, shown as each major that
+# need and the extension built (scripts/test.sh with SNOWFLAKE_INSTALL_ONLY=1 and
+# SNOWFLAKE_PREBUILD=1): debootstrap and apt wait mostly on the network and the disk, and the
+# build takes a core the tests of the major before it, which mostly wait, leave free. The output goes to $CHROOTS/prepare.log, shown as each major that
 # needs a chroot starts.
 PREPARE_PID=
 start_preparing_chroots() {
@@ -297,7 +298,7 @@ prepare_chroot() {
   if [ "${COMMAND[*]}" = scripts/test.sh ]; then
     copy_sources "$dir"
     major_envs "$major"
-    in_chroot "$dir" env "${ENVS[@]}" SNOWFLAKE_INSTALL_ONLY=1 /snowflake/scripts/test.sh
+    in_chroot "$dir" env "${ENVS[@]}" SNOWFLAKE_INSTALL_ONLY=1 SNOWFLAKE_PREBUILD=1 /snowflake/scripts/test.sh
   fi
   touch "$CHROOTS/prepared-$major"
 }

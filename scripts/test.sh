@@ -10,20 +10,24 @@
 #   SNOWFLAKE_SUITES="regress tap"   only these suites: meta unit format arm64 fuzz regress tap citus drivers trusted bench package
 #   SNOWFLAKE_REGRESS="decode ulid"  only these pg_regress tests
 #   PROVE_TESTS="test/t/009_lead_and_writes.pl"  only these TAP tests
-# SNOWFLAKE_INSTALL_ONLY=1 installs the packages the chosen suites need, and runs nothing.
+# SNOWFLAKE_INSTALL_ONLY=1 installs the packages the chosen suites need, and runs nothing; with
+# SNOWFLAKE_PREBUILD=1 too, it also builds and installs the extension, so that the run after it
+# finds its objects made (scripts/matrix.sh readies a chroot so while an earlier major runs).
 source "$(dirname "$0")/common.sh"
 
 # Whether a suite runs: every one, or those SNOWFLAKE_SUITES names. The arm64 build and
-# fuzzing (which runs the core, with no PostgreSQL in it) are the same on every major, so with
-# every suite they run on 15 alone (SNOWFLAKE_ONCE_MAJOR), once in a run of scripts/matrix.sh;
-# named in SNOWFLAKE_SUITES, on any major.
+# fuzzing (which runs the core, with no PostgreSQL in it) are the same on every major, and so
+# are the benchmarks' scripts, whose tiny runs check that they still run (their figures are
+# read from full runs, docs/benchmarks.md); so with every suite they run on 15 alone
+# (SNOWFLAKE_ONCE_MAJOR), once in a run of scripts/matrix.sh; named in SNOWFLAKE_SUITES, on
+# any major.
 wanted() {
   if [ -n "${SNOWFLAKE_SUITES:-}" ]; then
     [[ " $SNOWFLAKE_SUITES " == *" $1 "* ]]
     return
   fi
   case $1 in
-    arm64 | fuzz) [ "$PG_MAJOR" = "${SNOWFLAKE_ONCE_MAJOR:-15}" ] || return 1 ;;
+    arm64 | fuzz | bench) [ "$PG_MAJOR" = "${SNOWFLAKE_ONCE_MAJOR:-15}" ] || return 1 ;;
   esac
   # The C++ style is checked with one clang-format version, Debian 12's (15's suite).
   [ "$1" != format ] || [ "$PG_MAJOR" = 15 ]
@@ -60,7 +64,7 @@ if [ "$PG_MAJOR" = 15 ]; then
     log "no postgresql-$PG_MAJOR-pglogical in this Debian suite: the active-active test skips on 15"
   fi
 fi
-if [ -n "${SNOWFLAKE_INSTALL_ONLY:-}" ]; then needs_install=; fi
+if [ -n "${SNOWFLAKE_INSTALL_ONLY:-}" ] && [ -z "${SNOWFLAKE_PREBUILD:-}" ]; then needs_install=; fi
 ensure_server_user
 prepare_work
 if [ -n "$needs_install" ]; then

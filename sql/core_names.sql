@@ -1,6 +1,8 @@
 -- Names PostgreSQL itself has on some versions (uuidv7() from 18, uuid_extract_version() and
 -- uuid_extract_timestamp() from 17): the extension's own functions mean the same on every
--- version, no call of theirs is ambiguous, and pg_catalog shadows none of them.
+-- version, no call of theirs is ambiguous, and pg_catalog shadows none of them. The extension
+-- declares core's names in its schema on every version: a bare call is core's where core has
+-- one, and a dump of 15 to 17 (DEFAULT public.uuidv7()) restores on every version.
 -- (Expected: core_names.out for 15 and 16, core_names_1.out for 17, core_names_2.out for 18+.)
 SET timezone = 'UTC';
 
@@ -11,14 +13,32 @@ SELECT p.oid::regprocedure AS core_function
    AND p.proname IN ('uuidv7', 'uuidv4', 'uuid_extract_version', 'uuid_extract_timestamp')
  ORDER BY p.oid::regprocedure::text COLLATE "C";
 
--- no function of the extension has the name and argument types of one in pg_catalog
+-- no function of the extension but core's names has the name and argument types of one in
+-- pg_catalog
 SELECT count(*) AS shadowed
   FROM pg_proc p
   JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
   JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'snowflake'
- WHERE EXISTS (SELECT FROM pg_proc c
+ WHERE p.proname NOT IN ('uuidv7', 'uuid_extract_version', 'uuid_extract_timestamp')
+   AND EXISTS (SELECT FROM pg_proc c
                 WHERE c.pronamespace = 'pg_catalog'::regnamespace
                   AND c.proname = p.proname AND c.proargtypes = p.proargtypes);
+
+-- core's names are the extension's too, in its schema, on every version: what a dump of 15 to
+-- 17 names with the schema restores here
+SELECT p.proname || '(' || pg_get_function_identity_arguments(p.oid) || ')' AS in_extension_schema
+  FROM pg_proc p
+  JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
+  JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'snowflake'
+ WHERE p.proname IN ('uuidv7', 'uuid_extract_version', 'uuid_extract_timestamp')
+   AND p.pronamespace = e.extnamespace
+ ORDER BY p.proname COLLATE "C", pg_get_function_identity_arguments(p.oid) COLLATE "C";
+CREATE TEMP TABLE dumped_on_17 (id uuid PRIMARY KEY DEFAULT public.uuidv7(),
+  made timestamptz GENERATED ALWAYS AS (public.uuid_extract_timestamp(id)) STORED);
+INSERT INTO dumped_on_17 DEFAULT VALUES;
+SELECT public.uuid_extract_version(id) AS version, made IS NOT NULL AS has_time,
+       public.uuidv7('-1 hour') < id AS shifted_before
+  FROM dumped_on_17;
 
 -- every literal-argument form of ours resolves to one function
 SELECT uuidv7_timestamp(uuidv7_from_time('2024-05-06 07:08:09.123+00')) AS from_time,

@@ -20,7 +20,11 @@
 #      (libfaketime): every new ID of each kind above every old one, and no wait. (IDs of a
 #      transaction still open at the crash may come again: reported, not asserted.)
 #   6. Bad input: each trusted function's SQLSTATE is the C extension's for the same input.
-#   7 to 10. test/trusted/pg_tle.sh: the pg_tle installer, on a server that preloads pg_tle,
+#   7. the other kinds' decoders, bounds, text and TypeID (test/trusted/kinds.sh); 8. the masks
+#      (test/trusted/mask.sh: pgcrypto, keys added by the owner; the C extension's key file
+#      written to $SERVER_DATA/mask.keys and named with ALTER SYSTEM), judged by the C
+#      extension on the same server.
+#   9 to 12. test/trusted/pg_tle.sh: the pg_tle installer, on a server that preloads pg_tle,
 #      where pg_tle is installed for this major (else one line says that it skips, and why).
 # Usage: test/trusted/run.sh (as root, or as a user that can run PostgreSQL). The installed C
 # extension is used as it is with SNOWFLAKE_TRUSTED_NO_BUILD=1; else it is built and installed
@@ -110,13 +114,19 @@ for bad_conf in "max_lag_ms => 0" "max_lag_ms => 1001" "epoch => '2020-01-01 00:
   "epoch => 'infinity'" "epoch => '1969-12-31 23:59:59+00'" "epoch => now() + interval '1 day'"; do
   check "snowflake_configure($bad_conf): 22023" 22023 "$(sqlstate "$OWNER" "$DB" "SELECT snowflake_configure($bad_conf)")"
 done
-q "$OWNER" "$DB" 'SELECT snowflake_configure(shard_id => 5)' >/dev/null
+check "the epoch with the first shard, in one call" "5|1577836800000" \
+  "$(q "$OWNER" "$DB" "SELECT shard_id, epoch_ms FROM snowflake_configure(shard_id => 5, epoch => '2020-01-01 00:00:00+00')")"
+for change in "UPDATE snowflake_config SET shard_id = 7" "DELETE FROM snowflake_config" "TRUNCATE snowflake_config"; do
+  check "$change by the owner, not through snowflake_configure: 55000" 55000 "$(sqlstate "$OWNER" "$DB" "$change")"
+done
 check "setval on the counter by another role: 42501" 42501 "$(sqlstate "$OTHER" "$DB" "SELECT setval('snowflake_counter', 1)")"
 check "setval on the 128-bit counter by another role: 42501" 42501 "$(sqlstate "$OTHER" "$DB" "SELECT setval('snowflake_counter128', 1)")"
 check "the generator writer by another role: 42501" 42501 "$(sqlstate "$OTHER" "$DB" 'SELECT snowflake_trusted_write_generators()')"
 check "the catch-up of an unknown kind: 22023" 22023 "$(sqlstate "$OTHER" "$DB" "SELECT snowflake_catch_up('x')")"
-check "the epoch may change before snowflake() has issued" t \
-  "$(q "$OWNER" "$DB" "SELECT (snowflake_configure(epoch => '2020-01-01 00:00:00+00')).shard_id = 5")"
+check "the epoch cannot change once a shard is set, even before an ID: 55000" 55000 \
+  "$(sqlstate "$OWNER" "$DB" "SELECT snowflake_configure(epoch => '2021-01-01 00:00:00+00')")"
+check "the same epoch again is no change" 5 \
+  "$(q "$OWNER" "$DB" "SELECT (snowflake_configure(epoch => '2020-01-01 00:00:00+00')).shard_id")"
 check "another role generates on shard 5" 5 "$(q "$OTHER" "$DB" 'SELECT snowflake_shard(snowflake())')"
 check "every function, schema-qualified, from search_path = pg_catalog" "5|t|t|t|t|t|5|t" "$(q "$OTHER" "$DB" \
   "SET search_path = pg_catalog" "SELECT public.snowflake_shard(public.snowflake()), public.snowflake_at(now()) > 0,
@@ -302,10 +312,15 @@ for t in '' 01ARZ3NDEKTSV4RRFFQ69G5FA 01ARZ3NDEKTSV4RRFFQ69G5FAVX 01ARZ3NDEKTSV4
   same_state "SELECT text_to_ulid('$t')" "SELECT '$t'::ulid"
 done
 
+# 7. the other kinds' decoders, bounds and text, and TypeID (test/trusted/kinds.sh); 8. the
+# masks (test/trusted/mask.sh): on this server, judged by the C extension in $CDB
+source "$(dirname "$0")/kinds.sh"
+source "$(dirname "$0")/mask.sh"
+
 as_user "$PG_BIN/pg_ctl" -D "$SERVER_DATA" -m fast stop >/dev/null
 trap - EXIT
 
-# 7 to 10. the pg_tle installer, on a server of its own, where pg_tle is installed
+# 9 to 12. the pg_tle installer, on a server of its own, where pg_tle is installed
 source "$(dirname "$0")/pg_tle.sh"
 
 if [ $failed != 0 ]; then

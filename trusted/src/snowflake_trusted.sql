@@ -43,6 +43,28 @@ REVOKE ALL ON TABLE snowflake_config FROM PUBLIC;
 GRANT SELECT ON TABLE snowflake_config TO PUBLIC;
 COMMENT ON TABLE snowflake_config IS 'the trusted edition''s configuration, one row: shard_id (0 to 8191, NULL until snowflake_configure sets it), epoch_ms (Unix milliseconds, default 1577836800000 = 2020-01-01 00:00 UTC, as the C extension''s snowflake.epoch), max_lag_ms (how far an ID''s time may trail the clock before a catch-up, 1 to 1000). Readable by all, changed only by snowflake_configure()';
 
+-- The generators hold the configuration as constants, written by snowflake_configure(): a change
+-- made to the table alone would not reach them (and a new epoch would make issued IDs read
+-- wrong). Refused, against mistakes: the owner may still disable the trigger.
+CREATE FUNCTION snowflake_config_guard() RETURNS trigger
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE AS $$
+BEGIN
+	IF pg_catalog.current_setting('snowflake_trusted.configuring', true) IS DISTINCT FROM 'on' THEN
+		RAISE EXCEPTION '% on snowflake_config is refused: snowflake_configure() changes it', TG_OP
+			USING ERRCODE = '55000',
+			DETAIL = 'The generators hold the configuration as constants that snowflake_configure() writes; a change made to the table alone would not reach them.',
+			HINT = 'SELECT * FROM snowflake_configure(shard_id => ..., max_lag_ms => ...).';
+	END IF;
+	RETURN CASE WHEN TG_OP = 'UPDATE' THEN NEW END;
+END
+$$;
+REVOKE ALL ON FUNCTION snowflake_config_guard() FROM PUBLIC;
+COMMENT ON FUNCTION snowflake_config_guard() IS 'the trigger on snowflake_config, not for calling: UPDATE, DELETE and TRUNCATE other than snowflake_configure()''s are refused with 55000 (the generators would not see them)';
+CREATE TRIGGER snowflake_config_guard BEFORE UPDATE OR DELETE ON snowflake_config
+	FOR EACH ROW EXECUTE FUNCTION snowflake_config_guard();
+CREATE TRIGGER snowflake_config_guard_truncate BEFORE TRUNCATE ON snowflake_config
+	FOR EACH STATEMENT EXECUTE FUNCTION snowflake_config_guard();
+
 -- counters: sequences, the one counter SQL has that is shared by every session, never rolled
 -- back and WAL-logged ahead of the values it hands out (CACHE 1: one order for all sessions)
 
@@ -242,18 +264,26 @@ BEGIN
 			RAISE EXCEPTION 'epoch % is after the clock', epoch
 				USING ERRCODE = '22023', DETAIL = 'snowflake() counts milliseconds since the epoch: it must be in the past.';
 		END IF;
+		-- Only while no shard is set (before or with the first one) and no ID was issued: a
+		-- statement that planned snowflake() before this call keeps the old epoch in its
+		-- inlined body, and no lock taken here would hold it back. Before a shard is set, only
+		-- snowflake(shard), which the owner grants, can be in flight.
 		IF new_epoch <> (SELECT c.epoch_ms FROM snowflake_config c)
-				AND pg_sequence_last_value('snowflake_counter'::regclass) IS NOT NULL THEN
-			RAISE EXCEPTION 'the epoch cannot change: snowflake() has issued IDs with epoch %',
-				(SELECT c.epoch_ms FROM snowflake_config c)
+				AND ((SELECT c.shard_id FROM snowflake_config c) IS NOT NULL
+					OR pg_sequence_last_value('snowflake_counter'::regclass) IS NOT NULL) THEN
+			RAISE EXCEPTION 'the epoch cannot change once a shard is configured or an ID issued'
 				USING ERRCODE = '55000',
-				DETAIL = 'IDs of another epoch would not be ordered after the ones issued, and their times would be read wrong.';
+				DETAIL = format('The epoch is %s ms since 1970. IDs of another epoch would not be ordered after the ones issued with it, and their times would be read wrong.',
+					(SELECT c.epoch_ms FROM snowflake_config c)),
+				HINT = 'Give the epoch in the call that sets the first shard: snowflake_configure(shard_id => N, epoch => ...).';
 		END IF;
 	END IF;
+	PERFORM set_config('snowflake_trusted.configuring', 'on', true);
 	UPDATE snowflake_config c SET
 		shard_id = coalesce(snowflake_configure.shard_id, c.shard_id),
 		epoch_ms = coalesce(new_epoch, c.epoch_ms),
 		max_lag_ms = coalesce(snowflake_configure.max_lag_ms, c.max_lag_ms);
+	PERFORM set_config('snowflake_trusted.configuring', 'off', true);
 	PERFORM snowflake_trusted_write_generators();
 	SELECT * INTO result FROM snowflake_config;
 	RETURN result;
@@ -282,7 +312,7 @@ END
 $$;
 COMMENT ON FUNCTION snowflake_checked_epoch(timestamptz) IS 'an epoch in Unix milliseconds; 22023 unless finite, on a whole millisecond, from 1970-01-01 to 2100-01-01 UTC (as the C extension''s snowflake.epoch)';
 
-COMMENT ON FUNCTION snowflake_configure(integer, timestamptz, integer) IS 'sets the shard (0 to 8191, else 22023), the epoch (only before snowflake() has issued an ID: else 55000; 22023 if not valid or after the clock) and max_lag_ms (1 to 1000, else 22023), then writes the generators again; arguments left NULL keep their value; returns the configuration''s row. The owner''s: not granted to PUBLIC';
+COMMENT ON FUNCTION snowflake_configure(integer, timestamptz, integer) IS 'sets the shard (0 to 8191, else 22023), the epoch (only before or with the first shard, and before any ID: else 55000; 22023 if not valid or after the clock) and max_lag_ms (1 to 1000, else 22023), then writes the generators again; arguments left NULL keep their value; returns the configuration''s row. The owner''s: not granted to PUBLIC';
 
 -- snowflake decoding, as the C extension's (the epoch is the configured one: STABLE)
 
@@ -434,21 +464,3 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION text_to_ulid(text) IS 'a ULID kept as uuid from its 26 characters of Crockford base32, either case; 22P02 for another length, a character outside the alphabet or a first character above 7, as the C extension''s ulid input';
-
--- SECURITY DEFINER functions resolve names in pg_catalog first, then this schema, never in
--- pg_temp first: pinned here, where the schema is known
-DO $$
-DECLARE
-	f regprocedure;
-BEGIN
-	FOR f IN SELECT p.oid FROM pg_proc p
-		WHERE p.pronamespace = (SELECT relnamespace FROM pg_class WHERE oid = 'snowflake_config'::regclass)
-			AND p.prosecdef
-			AND p.proname IN ('snowflake_catch_up', 'snowflake_trusted_write_generators', 'snowflake_configure')
-	LOOP
-		EXECUTE format('ALTER FUNCTION %s SET search_path = pg_catalog, %I, pg_temp', f,
-			(SELECT n.nspname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-				WHERE c.oid = 'snowflake_config'::regclass));
-	END LOOP;
-END
-$$;

@@ -2,11 +2,13 @@
 -- trusted/build.sh appends it to trusted/src/snowflake_trusted.sql in
 -- trusted/snowflake_trusted_tle.sql, never in the plain installer. Design: docs/managed.md.
 
--- The configuration and the counters' state are the user's data, not the extension's: pg_dump
--- dumps them (only an extension script may say so).
+-- The configuration, the counters' state and the mask keys are the user's data, not the
+-- extension's: pg_dump dumps them (only an extension script may say so).
 SELECT pg_catalog.pg_extension_config_dump('snowflake_config', '');
 SELECT pg_catalog.pg_extension_config_dump('snowflake_counter', '');
 SELECT pg_catalog.pg_extension_config_dump('snowflake_counter128', '');
+-- the mask keys (trusted/src/mask.sql): a dump holds them, as it holds the owner's other rows
+SELECT pg_catalog.pg_extension_config_dump('snowflake_mask_keys', '');
 
 -- A restore runs CREATE EXTENSION, which inserts the install's row, and then copies the dumped
 -- row in: without this, the copy fails on the one row's key and the configuration is lost.
@@ -16,10 +18,16 @@ SELECT pg_catalog.pg_extension_config_dump('snowflake_counter128', '');
 CREATE FUNCTION snowflake_config_replace() RETURNS trigger
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, @extschema@, pg_temp AS $$
+DECLARE
+	replaced bigint;
 BEGIN
+	-- (snowflake_config_guard lets this UPDATE through, as snowflake_configure()'s)
+	PERFORM set_config('snowflake_trusted.configuring', 'on', true);
 	UPDATE snowflake_config c
 		SET shard_id = NEW.shard_id, epoch_ms = NEW.epoch_ms, max_lag_ms = NEW.max_lag_ms;
-	IF NOT FOUND THEN
+	GET DIAGNOSTICS replaced = ROW_COUNT;
+	PERFORM set_config('snowflake_trusted.configuring', 'off', true);
+	IF replaced = 0 THEN
 		RETURN NEW;
 	END IF;
 	PERFORM snowflake_trusted_write_generators();
