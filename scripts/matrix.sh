@@ -269,8 +269,10 @@ start_preparing_chroots() {
   ensure_debootstrap
   log "readying the chroots of PostgreSQL ${needed[*]} in the background ($CHROOTS/prepare.log)"
   rm -f "$CHROOTS/prepare.done"
+  # At the lowest CPU priority: the builds take what the running major's tests leave idle.
   {
-    (for major in "${needed[@]}"; do prepare_chroot "$major"; done) >"$CHROOTS/prepare.log" 2>&1
+    (renice -n 19 -p "$BASHPID" >/dev/null
+      for major in "${needed[@]}"; do prepare_chroot "$major"; done) >"$CHROOTS/prepare.log" 2>&1
     touch "$CHROOTS/prepare.done"
   } &
   PREPARE_PID=$!

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Writes the trusted edition's two installers from its one source, the files of trusted/src/
-# in the order of SOURCES (then TLE_SOURCES for the pg_tle form):
+# in the order of SOURCES (then TLE_SOURCES for the pg_tle form), FINISH last:
 #   trusted/snowflake_trusted.sql      plain SQL for psql -f (the source in one transaction)
 #   trusted/snowflake_trusted_tle.sql  the same source as a pg_tle extension, through
 #                                      pgtle.install_extension(name, version, description, ext),
@@ -12,9 +12,11 @@
 set -euo pipefail
 DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # the generators and their decoders; the other kinds' decoders, bounds and text, TypeID; the
-# masks; last, the search_path of every SECURITY DEFINER function
-SOURCES=(snowflake_trusted.sql kinds.sql mask.sql finish.sql)
+# masks; then, in the pg_tle form, what only an extension says and the types; last in both
+# (FINISH), the search_path of every SECURITY DEFINER function and the grants taken back
+SOURCES=(snowflake_trusted.sql kinds.sql mask.sql)
 TLE_SOURCES=(snowflake_trusted_extension.sql types_tle.sql)
+FINISH=finish.sql
 NAME=snowflake_trusted
 VERSION=0.1.0
 DESCRIPTION='time-ordered IDs in SQL alone: snowflake() (41 bits of ms, 13 of shard, 10 of sequence), snowflake_uuidv7(), ulid(); the decoders of every kind, TypeID, and masks equal to those of the C extension (with pgcrypto)'
@@ -34,7 +36,7 @@ plain() {
 \set ON_ERROR_STOP on
 BEGIN;
 HEAD
-  source_files "${SOURCES[@]}"
+  source_files "${SOURCES[@]}" "$FINISH"
   printf '\nCOMMIT;\n'
 }
 
@@ -66,14 +68,14 @@ SELECT pgtle.install_extension(
   '$DESCRIPTION',
 $QUOTE
 HEAD
-  source_files "${SOURCES[@]}" "${TLE_SOURCES[@]}"
+  source_files "${SOURCES[@]}" "${TLE_SOURCES[@]}" "$FINISH"
   cat <<TAIL
 $QUOTE
 );
 TAIL
 }
 
-for f in "${SOURCES[@]/#/$DIR/src/}" "${TLE_SOURCES[@]/#/$DIR/src/}"; do
+for f in "${SOURCES[@]/#/$DIR/src/}" "${TLE_SOURCES[@]/#/$DIR/src/}" "$DIR/src/$FINISH"; do
   for q in "$QUOTE" "${PGTLE_DELIMITERS[@]}"; do
     if grep -qF "$q" "$f"; then
       echo "error: $f holds $q, a quote of the pg_tle installer or of pg_tle itself" >&2
@@ -86,7 +88,7 @@ for f in "${SOURCES[@]/#/$DIR/src/}" "${TLE_SOURCES[@]/#/$DIR/src/}"; do
   fi
 done
 # psql -f substitutes nothing: the extension's placeholders belong in TLE_SOURCES alone
-for f in "${SOURCES[@]/#/$DIR/src/}"; do
+for f in "${SOURCES[@]/#/$DIR/src/}" "$DIR/src/$FINISH"; do
   if grep -qE '@ext(schema|owner)@' "$f"; then
     echo "error: $f holds @extschema@ or @extowner@, which the plain installer would keep as they are" >&2
     exit 1

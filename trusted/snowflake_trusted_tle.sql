@@ -25,24 +25,50 @@ $_pgtle_$
 
 -- Refused where another role may create objects in this schema: the SECURITY DEFINER functions
 -- below resolve operators and functions through it, so such a role could put its own there
--- and run code as the owner (and move a counter back). PostgreSQL 15 and later give CREATE on
--- public to its owner alone; on 14, or in a schema granted more widely, revoke it first.
-DO $guard$
+-- and run code as the owner (read the mask keys, move a counter back). Who may create: the
+-- schema's owner and each role granted CREATE on it (PUBLIC: every role), and every role that
+-- is a member of one of them (SET ROLE reaches it, INHERIT or not), read from the schema's ACL.
+-- PostgreSQL 15 and later give CREATE on public to the database's owner alone; on 14, or in a
+-- schema granted more widely, revoke it first. Checked again by snowflake_configure() and
+-- snowflake_mask_key_add(), for a grant made after the install.
+CREATE FUNCTION snowflake_others_who_create(schema regnamespace) RETURNS text
+LANGUAGE sql STABLE STRICT PARALLEL SAFE
+BEGIN ATOMIC
+	WITH creators AS (
+		SELECT n.nspowner AS r FROM pg_catalog.pg_namespace n WHERE n.oid = schema
+		UNION
+		SELECT a.grantee FROM pg_catalog.pg_namespace n, pg_catalog.aclexplode(n.nspacl) a
+		 WHERE n.oid = schema AND a.privilege_type = 'CREATE')
+	SELECT CASE WHEN EXISTS (SELECT FROM creators WHERE r = 0) THEN 'PUBLIC (every role)' ELSE
+		(SELECT pg_catalog.string_agg(DISTINCT pg_catalog.quote_ident(x.rolname), ', '
+				ORDER BY pg_catalog.quote_ident(x.rolname))
+		   FROM pg_catalog.pg_roles x, creators c
+		  WHERE x.rolcanlogin AND NOT x.rolsuper AND x.rolname <> CURRENT_USER
+		    AND pg_catalog.pg_has_role(x.oid, c.r, 'MEMBER')) END;
+END;
+COMMENT ON FUNCTION snowflake_others_who_create(regnamespace) IS 'the login roles other than the current user and superusers that may create objects in the schema (as its owner, a grantee of CREATE or a member of one), comma-separated, ''PUBLIC (every role)'' when CREATE is granted to PUBLIC, NULL when none may; the install, snowflake_configure() and snowflake_mask_key_add() refuse (42501) unless NULL';
+
+CREATE FUNCTION snowflake_refuse_open_schema() RETURNS void
+LANGUAGE plpgsql STABLE PARALLEL SAFE AS $$
 DECLARE
+	schema regnamespace := (SELECT c.relnamespace::regnamespace FROM pg_catalog.pg_class c
+		WHERE c.oid = pg_catalog.to_regclass('snowflake_config'));
 	who text;
 BEGIN
-	SELECT string_agg(quote_ident(r.rolname), ', ' ORDER BY r.rolname) INTO who
-	  FROM pg_catalog.pg_roles r
-	 WHERE r.rolcanlogin AND NOT r.rolsuper AND r.rolname <> current_user
-	   AND pg_catalog.has_schema_privilege(r.oid, pg_catalog.current_schema(), 'CREATE');
+	IF schema IS NULL THEN  -- at the install, before the configuration's table
+		schema := pg_catalog.current_schema()::regnamespace;
+	END IF;
+	who := snowflake_others_who_create(schema);
 	IF who IS NOT NULL THEN
-		RAISE EXCEPTION 'other roles may create objects in schema %', pg_catalog.current_schema()
+		RAISE EXCEPTION 'other roles may create objects in schema %', schema
 			USING ERRCODE = '42501',
 			DETAIL = pg_catalog.format('Roles that may: %s. The edition''s SECURITY DEFINER functions would run what they put there, as the owner.', who),
-			HINT = pg_catalog.format('REVOKE CREATE ON SCHEMA %I FROM PUBLIC (and from those roles), or install into a schema only the owner creates in.', pg_catalog.current_schema());
+			HINT = pg_catalog.format('REVOKE CREATE ON SCHEMA %s FROM PUBLIC (and from those roles and the roles they are members of), or install into a schema only the owner creates in.', schema);
 	END IF;
 END
-$guard$;
+$$;
+COMMENT ON FUNCTION snowflake_refuse_open_schema() IS 'raises 42501, naming them, when roles other than the owner may create objects in the edition''s schema (snowflake_others_who_create); called by the install, snowflake_configure() and snowflake_mask_key_add()';
+DO $guard$ BEGIN PERFORM snowflake_refuse_open_schema(); END $guard$;
 
 -- configuration: one row, the owner's to change
 
@@ -264,6 +290,7 @@ DECLARE
 	new_epoch bigint;
 	result snowflake_config;
 BEGIN
+	PERFORM snowflake_refuse_open_schema();
 	IF shard_id IS NOT NULL AND shard_id NOT BETWEEN 0 AND 8191 THEN
 		RAISE EXCEPTION 'shard % is out of range', shard_id
 			USING ERRCODE = '22023', DETAIL = 'A shard is an integer from 0 to 8191.';
@@ -290,7 +317,7 @@ BEGIN
 				USING ERRCODE = '55000',
 				DETAIL = format('The epoch is %s ms since 1970. IDs of another epoch would not be ordered after the ones issued with it, and their times would be read wrong.',
 					(SELECT c.epoch_ms FROM snowflake_config c)),
-				HINT = 'Give the epoch in the call that sets the first shard: snowflake_configure(shard_id => N, epoch => ...).';
+				HINT = 'Give the epoch in the call that sets the first shard: snowflake_configure(shard_id => N, epoch => ...). Before any shard is set, a call of nextval() on snowflake_counter counts as an ID too: if none was kept, setval(''snowflake_counter'', 0, false) as the owner starts it afresh.';
 		END IF;
 	END IF;
 	PERFORM set_config('snowflake_trusted.configuring', 'on', true);
@@ -1289,7 +1316,7 @@ BEGIN
 		END IF;
 		RAISE EXCEPTION '% token has the prefix "%", not "%"', kind, prefix, expected USING ERRCODE = '22P02';
 	END IF;
-	v := convert_to(translate(body, '0123456789abcdefghjkmnpqrstvwxyz', '!"#$%&''()*+,-./0123456789:;<=>?@'), 'UTF8');
+	v := pg_catalog.convert_to(translate(body, '0123456789abcdefghjkmnpqrstvwxyz', '!"#$%&''()*+,-./0123456789:;<=>?@'), 'UTF8'::name);
 	RETURN snowflake_mask_base32_block(v);
 END
 $$;
@@ -1319,7 +1346,7 @@ BEGIN
 		PERFORM snowflake_mask_bad_prefix(prefix);
 	END IF;
 	SELECT snowflake_mask_aes_encrypt(int8send(id) || CASE WHEN prefix = '' THEN k.bigint_tail
-			ELSE k.key_byte || substr(snowflake_mask_hmac(convert_to(prefix, 'UTF8'), k.bigint_prefix_key), 1, 7) END,
+			ELSE k.key_byte || substr(snowflake_mask_hmac(pg_catalog.convert_to(prefix, 'UTF8'::name), k.bigint_prefix_key), 1, 7) END,
 			k.bigint_key)
 		INTO block FROM snowflake_mask_keys k WHERE k.active;
 	IF block IS NULL THEN
@@ -1346,7 +1373,7 @@ BEGIN
 	-- every key tried, whichever made the token, as the C extension does; the active first
 	SELECT (array_agg(substr(b.block, 1, 8) ORDER BY k.active DESC, k.key_id)
 			FILTER (WHERE substr(b.block, 9) = CASE WHEN prefix = '' THEN k.bigint_tail
-				ELSE k.key_byte || substr(snowflake_mask_hmac(convert_to(prefix, 'UTF8'), k.bigint_prefix_key), 1, 7) END))[1],
+				ELSE k.key_byte || substr(snowflake_mask_hmac(pg_catalog.convert_to(prefix, 'UTF8'::name), k.bigint_prefix_key), 1, 7) END))[1],
 			count(*)
 		INTO found, keys
 		FROM snowflake_mask_keys k, LATERAL (SELECT snowflake_mask_aes_decrypt(body, k.bigint_key) AS block) b;
@@ -1386,7 +1413,7 @@ BEGIN
 		PERFORM snowflake_mask_bad_prefix(prefix);
 	END IF;
 	SELECT snowflake_mask_aes_encrypt(id || CASE WHEN prefix = '' THEN k.sno_tail
-			ELSE k.key_byte || substr(snowflake_mask_hmac(convert_to(prefix, 'UTF8'), k.sno_prefix_key), 1, 5) END,
+			ELSE k.key_byte || substr(snowflake_mask_hmac(pg_catalog.convert_to(prefix, 'UTF8'::name), k.sno_prefix_key), 1, 5) END,
 			k.sno_key)
 		INTO block FROM snowflake_mask_keys k WHERE k.active;
 	IF block IS NULL THEN
@@ -1412,7 +1439,7 @@ BEGIN
 	body := snowflake_mask_token_body(token, prefix, 'sno');
 	SELECT (array_agg(substr(b.block, 1, 10) ORDER BY k.active DESC, k.key_id)
 			FILTER (WHERE substr(b.block, 11) = CASE WHEN prefix = '' THEN k.sno_tail
-				ELSE k.key_byte || substr(snowflake_mask_hmac(convert_to(prefix, 'UTF8'), k.sno_prefix_key), 1, 5) END))[1],
+				ELSE k.key_byte || substr(snowflake_mask_hmac(pg_catalog.convert_to(prefix, 'UTF8'::name), k.sno_prefix_key), 1, 5) END))[1],
 			count(*)
 		INTO found, keys
 		FROM snowflake_mask_keys k, LATERAL (SELECT snowflake_mask_aes_decrypt(body, k.sno_key) AS block) b;
@@ -1474,6 +1501,7 @@ DECLARE
 	other integer;
 	make_active boolean;
 BEGIN
+	PERFORM snowflake_refuse_open_schema();
 	IF key_id IS NULL OR key_id NOT BETWEEN 0 AND 255 THEN
 		RAISE EXCEPTION 'the key id is not a number from 0 to 255' USING ERRCODE = '22023';
 	END IF;
@@ -1499,7 +1527,7 @@ BEGIN
 	make_active := coalesce(active, false) OR NOT EXISTS (SELECT FROM snowflake_mask_keys);
 	kb := set_byte('\x00'::bytea, 0, key_id);
 	SELECT m.key_id INTO other FROM snowflake_mask_keys m
-		WHERE m.fingerprint = snowflake_mask_hmac(convert_to('snowflake mask fingerprint v1', 'UTF8'), k);
+		WHERE m.fingerprint = snowflake_mask_hmac(pg_catalog.convert_to('snowflake mask fingerprint v1', 'UTF8'::name), k);
 	IF other IS NOT NULL THEN
 		RAISE WARNING 'key id % holds the same key as key id %', key_id, other
 			USING HINT = 'Give each key id a key of its own.';
@@ -1507,17 +1535,17 @@ BEGIN
 	IF make_active THEN
 		UPDATE snowflake_mask_keys m SET active = false WHERE m.active;
 	END IF;
-	WITH d AS (SELECT snowflake_mask_hmac(convert_to('snowflake mask bigint prefix v1', 'UTF8'), k) AS bp,
-			snowflake_mask_hmac(convert_to('snowflake mask sno prefix v1', 'UTF8'), k) AS sp)
+	WITH d AS (SELECT snowflake_mask_hmac(pg_catalog.convert_to('snowflake mask bigint prefix v1', 'UTF8'::name), k) AS bp,
+			snowflake_mask_hmac(pg_catalog.convert_to('snowflake mask sno prefix v1', 'UTF8'::name), k) AS sp)
 	INSERT INTO snowflake_mask_keys (key_id, active, key_byte, bigint_key, bigint_prefix_key, bigint_tail,
 			sno_key, sno_prefix_key, sno_tail, ulid_key, fingerprint)
 		SELECT key_id, make_active, kb,
-			snowflake_mask_hmac(convert_to('snowflake mask bigint v1', 'UTF8'), k), d.bp,
+			snowflake_mask_hmac(pg_catalog.convert_to('snowflake mask bigint v1', 'UTF8'::name), k), d.bp,
 			kb || substr(snowflake_mask_hmac('', d.bp), 1, 7),
-			snowflake_mask_hmac(convert_to('snowflake mask sno v1', 'UTF8'), k), d.sp,
+			snowflake_mask_hmac(pg_catalog.convert_to('snowflake mask sno v1', 'UTF8'::name), k), d.sp,
 			kb || substr(snowflake_mask_hmac('', d.sp), 1, 5),
-			snowflake_mask_hmac(convert_to('snowflake mask ulid v1', 'UTF8'), k),
-			snowflake_mask_hmac(convert_to('snowflake mask fingerprint v1', 'UTF8'), k)
+			snowflake_mask_hmac(pg_catalog.convert_to('snowflake mask ulid v1', 'UTF8'::name), k),
+			snowflake_mask_hmac(pg_catalog.convert_to('snowflake mask fingerprint v1', 'UTF8'::name), k)
 		FROM d;
 END
 $$;
@@ -1555,28 +1583,6 @@ BEGIN ATOMIC
 END;
 REVOKE ALL ON FUNCTION snowflake_mask_key_fingerprint() FROM PUBLIC;
 COMMENT ON FUNCTION snowflake_mask_key_fingerprint() IS 'the C extension''s snowflake_status().mask_key_fingerprint of these keys (16 hex digits of SHA-256 over each key''s id, active flag and HMAC-SHA256(K, ''snowflake mask fingerprint v1''), the active first, then by id): equal when a server of the C extension holds the same keys, with the same one active; NULL with no key. Tells nothing of the keys. The owner''s alone (grant it to whom may compare)';
-
--- trusted/src/finish.sql
-
--- Last in both installers: every SECURITY DEFINER function of the edition resolves names in
--- pg_catalog first, then this schema, never in pg_temp first. Pinned here, where the schema is
--- known (the plain installer has no placeholder for it), for all of them at once, so that none
--- added in another file is missed.
-DO $$
-DECLARE
-	f regprocedure;
-	schema name := (SELECT n.nspname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-		WHERE c.oid = 'snowflake_config'::regclass);
-BEGIN
-	FOR f IN SELECT p.oid FROM pg_proc p
-		WHERE p.pronamespace = schema::regnamespace AND p.prosecdef
-			AND (p.proconfig IS NULL OR NOT EXISTS
-				(SELECT FROM unnest(p.proconfig) c WHERE c LIKE 'search_path=%'))
-	LOOP
-		EXECUTE format('ALTER FUNCTION %s SET search_path = pg_catalog, %I, pg_temp', f, schema);
-	END LOOP;
-END
-$$;
 
 -- trusted/src/snowflake_trusted_extension.sql
 
@@ -1759,5 +1765,56 @@ $sql$, k[1], op[1], op[2], op[3], op[4], op[5], op[6]);
 	COMMENT ON FUNCTION ksuid_timestamp(ksuid) IS 'the second of a KSUID (its first 4 bytes, seconds since 2014-05-13 16:53:20 UTC), as the C extension''s ksuid_timestamp';
 END
 $types$;
+
+-- trusted/src/finish.sql
+
+-- Last in both installers (trusted/build.sh): every SECURITY DEFINER function of the edition
+-- resolves names in pg_catalog first, then this schema, never in pg_temp first. Pinned here,
+-- where the schema is known (the plain installer has no placeholder for it), for all of them
+-- at once, so that none added in another file is missed.
+DO $$
+DECLARE
+	f regprocedure;
+	schema name := (SELECT n.nspname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+		WHERE c.oid = 'snowflake_config'::regclass);
+BEGIN
+	FOR f IN SELECT p.oid FROM pg_proc p
+		WHERE p.pronamespace = schema::regnamespace AND p.prosecdef
+			AND (p.proconfig IS NULL OR NOT EXISTS
+				(SELECT FROM unnest(p.proconfig) c WHERE c LIKE 'search_path=%'))
+	LOOP
+		EXECUTE format('ALTER FUNCTION %s SET search_path = pg_catalog, %I, pg_temp', f, schema);
+	END LOOP;
+END
+$$;
+
+-- Default privileges (ALTER DEFAULT PRIVILEGES ... GRANT ... TO a role, as Supabase sets for
+-- anon and authenticated) grant on every object this script made, beside the grants it makes:
+-- taken back from the objects no role but the owner may use (the mask keys, setval and UPDATE
+-- of the counters and the configuration, the owner's functions). Their grants to PUBLIC
+-- (SELECT on the configuration, USAGE on the counters) are the script's own, kept.
+DO $$
+DECLARE
+	schema regnamespace := (SELECT c.relnamespace FROM pg_class c WHERE c.oid = 'snowflake_config'::regclass);
+	o record;
+BEGIN
+	FOR o IN SELECT format('%s %s', CASE c.relkind WHEN 'S' THEN 'SEQUENCE' ELSE 'TABLE' END, c.oid::regclass) AS obj,
+			pg_get_userbyid(a.grantee) AS grantee
+		FROM pg_class c, aclexplode(c.relacl) a
+		WHERE c.relnamespace = schema AND a.grantee NOT IN (c.relowner, 0)
+			AND c.relname IN ('snowflake_config', 'snowflake_counter', 'snowflake_counter128', 'snowflake_mask_keys')
+		UNION
+		SELECT format('FUNCTION %s', p.oid::regprocedure), pg_get_userbyid(a.grantee)
+		FROM pg_proc p, aclexplode(p.proacl) a
+		WHERE p.pronamespace = schema AND a.grantee NOT IN (p.proowner, 0)
+			AND p.proname IN ('snowflake', 'snowflake_config_guard', 'snowflake_config_replace', 'snowflake_configure',
+				'snowflake_trusted_write_generators', 'snowflake_mask_key_add', 'snowflake_mask_key_remove',
+				'snowflake_mask_key_fingerprint', 'snowflake_mask_use_pgcrypto')
+			AND NOT EXISTS (SELECT FROM aclexplode(p.proacl) e WHERE e.grantee = 0)
+	LOOP
+		EXECUTE format('REVOKE ALL ON %s FROM %I', o.obj, o.grantee);
+	END LOOP;
+END
+$$;
 $_pgtle_$
 );

@@ -93,8 +93,29 @@ q postgres postgres "CREATE DATABASE ${DB}_open OWNER $OWNER" >/dev/null
 q postgres "${DB}_open" "GRANT CREATE ON SCHEMA public TO PUBLIC" >/dev/null
 open_out=$("${PSQL[@]}" -U "$OWNER" -d "${DB}_open" -v VERBOSITY=verbose -f "$ROOT/trusted/snowflake_trusted.sql" 2>&1 >/dev/null || true)
 check "the install into a schema others may create in: 42501, naming them" "42501|1" \
-  "$(grep -c 'ERROR:  42501: other roles may create objects in schema public' <<<"$open_out" | sed 's/^[1-9][0-9]*$/42501/')|$(grep -c "Roles that may: $OTHER" <<<"$open_out")"
+  "$(grep -c 'ERROR:  42501: other roles may create objects in schema public' <<<"$open_out" | sed 's/^[1-9][0-9]*$/42501/')|$(grep -c "Roles that may: PUBLIC (every role)" <<<"$open_out")"
 check "the refused install left nothing" 0 "$(q "$OWNER" "${DB}_open" "SELECT count(*) FROM pg_class WHERE relnamespace = 'public'::regnamespace")"
+# CREATE granted to a role that cannot log in, which a login role reaches by SET ROLE
+q postgres postgres "CREATE ROLE tr_group NOLOGIN" "GRANT tr_group TO $OTHER" "ALTER ROLE $OTHER NOINHERIT" \
+  "CREATE DATABASE ${DB}_group OWNER $OWNER" >/dev/null
+q "$OWNER" "${DB}_group" "GRANT CREATE ON SCHEMA public TO tr_group" >/dev/null
+group_out=$("${PSQL[@]}" -U "$OWNER" -d "${DB}_group" -v VERBOSITY=verbose -f "$ROOT/trusted/snowflake_trusted.sql" 2>&1 >/dev/null || true)
+check "the install where a role without login (reached by SET ROLE) may create: 42501, naming who reaches it" "1|1" \
+  "$(grep -c 'ERROR:  42501: other roles may create objects in schema public' <<<"$group_out")|$(grep -c "Roles that may: $OTHER\." <<<"$group_out")"
+q postgres postgres "ALTER ROLE $OTHER INHERIT" >/dev/null
+# Default privileges of the owner that grant to another role (as Supabase's for anon): taken
+# back from what only the owner may use; the generators stay callable
+q postgres postgres "CREATE DATABASE ${DB}_defacl OWNER $OWNER" >/dev/null
+q "$OWNER" "${DB}_defacl" "ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT ALL ON TABLES TO $OTHER" \
+  "ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT ALL ON SEQUENCES TO $OTHER" \
+  "ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT ALL ON FUNCTIONS TO $OTHER" >/dev/null
+"${PSQL[@]}" -U "$OWNER" -d "${DB}_defacl" -q -f "$ROOT/trusted/snowflake_trusted.sql" >/dev/null
+for e in "SELECT * FROM snowflake_mask_keys" "SELECT setval('snowflake_counter', 1)" "UPDATE snowflake_config SET max_lag_ms = 5" \
+  "SELECT snowflake_configure(shard_id => 1)" "SELECT snowflake(3)" "SELECT snowflake_mask_key_fingerprint()"; do
+  check "default privileges to another role, then the install: $e is still refused (42501)" 42501 "$(sqlstate "$OTHER" "${DB}_defacl" "$e")"
+done
+check "default privileges to another role: it still generates and reads the configuration" "t|t" \
+  "$(q "$OTHER" "${DB}_defacl" "SELECT snowflake_uuidv7() IS NOT NULL, (SELECT count(*) = 1 FROM snowflake_config)")"
 "${PSQL[@]}" -U "$OWNER" -d "$DB" -q -f "$ROOT/trusted/snowflake_trusted.sql" >/dev/null
 # check_objects DB: what the install put in public is SQL and PL/pgSQL alone, and commented
 check_objects() {
@@ -123,6 +144,10 @@ check "setval on the counter by another role: 42501" 42501 "$(sqlstate "$OTHER" 
 check "setval on the 128-bit counter by another role: 42501" 42501 "$(sqlstate "$OTHER" "$DB" "SELECT setval('snowflake_counter128', 1)")"
 check "the generator writer by another role: 42501" 42501 "$(sqlstate "$OTHER" "$DB" 'SELECT snowflake_trusted_write_generators()')"
 check "the catch-up of an unknown kind: 22023" 22023 "$(sqlstate "$OTHER" "$DB" "SELECT snowflake_catch_up('x')")"
+q "$OWNER" "$DB" "GRANT CREATE ON SCHEMA public TO $OTHER" >/dev/null
+check "CREATE on the schema granted after the install: snowflake_configure refuses (42501)" 42501 \
+  "$(sqlstate "$OWNER" "$DB" 'SELECT snowflake_configure(max_lag_ms => 100)')"
+q "$OWNER" "$DB" "REVOKE CREATE ON SCHEMA public FROM $OTHER" >/dev/null
 check "the epoch cannot change once a shard is set, even before an ID: 55000" 55000 \
   "$(sqlstate "$OWNER" "$DB" "SELECT snowflake_configure(epoch => '2021-01-01 00:00:00+00')")"
 check "the same epoch again is no change" 5 \

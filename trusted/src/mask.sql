@@ -202,7 +202,7 @@ BEGIN
 		END IF;
 		RAISE EXCEPTION '% token has the prefix "%", not "%"', kind, prefix, expected USING ERRCODE = '22P02';
 	END IF;
-	v := convert_to(translate(body, '0123456789abcdefghjkmnpqrstvwxyz', '!"#$%&''()*+,-./0123456789:;<=>?@'), 'UTF8');
+	v := pg_catalog.convert_to(translate(body, '0123456789abcdefghjkmnpqrstvwxyz', '!"#$%&''()*+,-./0123456789:;<=>?@'), 'UTF8'::name);
 	RETURN snowflake_mask_base32_block(v);
 END
 $$;
@@ -232,7 +232,7 @@ BEGIN
 		PERFORM snowflake_mask_bad_prefix(prefix);
 	END IF;
 	SELECT snowflake_mask_aes_encrypt(int8send(id) || CASE WHEN prefix = '' THEN k.bigint_tail
-			ELSE k.key_byte || substr(snowflake_mask_hmac(convert_to(prefix, 'UTF8'), k.bigint_prefix_key), 1, 7) END,
+			ELSE k.key_byte || substr(snowflake_mask_hmac(pg_catalog.convert_to(prefix, 'UTF8'::name), k.bigint_prefix_key), 1, 7) END,
 			k.bigint_key)
 		INTO block FROM snowflake_mask_keys k WHERE k.active;
 	IF block IS NULL THEN
@@ -259,7 +259,7 @@ BEGIN
 	-- every key tried, whichever made the token, as the C extension does; the active first
 	SELECT (array_agg(substr(b.block, 1, 8) ORDER BY k.active DESC, k.key_id)
 			FILTER (WHERE substr(b.block, 9) = CASE WHEN prefix = '' THEN k.bigint_tail
-				ELSE k.key_byte || substr(snowflake_mask_hmac(convert_to(prefix, 'UTF8'), k.bigint_prefix_key), 1, 7) END))[1],
+				ELSE k.key_byte || substr(snowflake_mask_hmac(pg_catalog.convert_to(prefix, 'UTF8'::name), k.bigint_prefix_key), 1, 7) END))[1],
 			count(*)
 		INTO found, keys
 		FROM snowflake_mask_keys k, LATERAL (SELECT snowflake_mask_aes_decrypt(body, k.bigint_key) AS block) b;
@@ -299,7 +299,7 @@ BEGIN
 		PERFORM snowflake_mask_bad_prefix(prefix);
 	END IF;
 	SELECT snowflake_mask_aes_encrypt(id || CASE WHEN prefix = '' THEN k.sno_tail
-			ELSE k.key_byte || substr(snowflake_mask_hmac(convert_to(prefix, 'UTF8'), k.sno_prefix_key), 1, 5) END,
+			ELSE k.key_byte || substr(snowflake_mask_hmac(pg_catalog.convert_to(prefix, 'UTF8'::name), k.sno_prefix_key), 1, 5) END,
 			k.sno_key)
 		INTO block FROM snowflake_mask_keys k WHERE k.active;
 	IF block IS NULL THEN
@@ -325,7 +325,7 @@ BEGIN
 	body := snowflake_mask_token_body(token, prefix, 'sno');
 	SELECT (array_agg(substr(b.block, 1, 10) ORDER BY k.active DESC, k.key_id)
 			FILTER (WHERE substr(b.block, 11) = CASE WHEN prefix = '' THEN k.sno_tail
-				ELSE k.key_byte || substr(snowflake_mask_hmac(convert_to(prefix, 'UTF8'), k.sno_prefix_key), 1, 5) END))[1],
+				ELSE k.key_byte || substr(snowflake_mask_hmac(pg_catalog.convert_to(prefix, 'UTF8'::name), k.sno_prefix_key), 1, 5) END))[1],
 			count(*)
 		INTO found, keys
 		FROM snowflake_mask_keys k, LATERAL (SELECT snowflake_mask_aes_decrypt(body, k.sno_key) AS block) b;
@@ -387,6 +387,7 @@ DECLARE
 	other integer;
 	make_active boolean;
 BEGIN
+	PERFORM snowflake_refuse_open_schema();
 	IF key_id IS NULL OR key_id NOT BETWEEN 0 AND 255 THEN
 		RAISE EXCEPTION 'the key id is not a number from 0 to 255' USING ERRCODE = '22023';
 	END IF;
@@ -412,7 +413,7 @@ BEGIN
 	make_active := coalesce(active, false) OR NOT EXISTS (SELECT FROM snowflake_mask_keys);
 	kb := set_byte('\x00'::bytea, 0, key_id);
 	SELECT m.key_id INTO other FROM snowflake_mask_keys m
-		WHERE m.fingerprint = snowflake_mask_hmac(convert_to('snowflake mask fingerprint v1', 'UTF8'), k);
+		WHERE m.fingerprint = snowflake_mask_hmac(pg_catalog.convert_to('snowflake mask fingerprint v1', 'UTF8'::name), k);
 	IF other IS NOT NULL THEN
 		RAISE WARNING 'key id % holds the same key as key id %', key_id, other
 			USING HINT = 'Give each key id a key of its own.';
@@ -420,17 +421,17 @@ BEGIN
 	IF make_active THEN
 		UPDATE snowflake_mask_keys m SET active = false WHERE m.active;
 	END IF;
-	WITH d AS (SELECT snowflake_mask_hmac(convert_to('snowflake mask bigint prefix v1', 'UTF8'), k) AS bp,
-			snowflake_mask_hmac(convert_to('snowflake mask sno prefix v1', 'UTF8'), k) AS sp)
+	WITH d AS (SELECT snowflake_mask_hmac(pg_catalog.convert_to('snowflake mask bigint prefix v1', 'UTF8'::name), k) AS bp,
+			snowflake_mask_hmac(pg_catalog.convert_to('snowflake mask sno prefix v1', 'UTF8'::name), k) AS sp)
 	INSERT INTO snowflake_mask_keys (key_id, active, key_byte, bigint_key, bigint_prefix_key, bigint_tail,
 			sno_key, sno_prefix_key, sno_tail, ulid_key, fingerprint)
 		SELECT key_id, make_active, kb,
-			snowflake_mask_hmac(convert_to('snowflake mask bigint v1', 'UTF8'), k), d.bp,
+			snowflake_mask_hmac(pg_catalog.convert_to('snowflake mask bigint v1', 'UTF8'::name), k), d.bp,
 			kb || substr(snowflake_mask_hmac('', d.bp), 1, 7),
-			snowflake_mask_hmac(convert_to('snowflake mask sno v1', 'UTF8'), k), d.sp,
+			snowflake_mask_hmac(pg_catalog.convert_to('snowflake mask sno v1', 'UTF8'::name), k), d.sp,
 			kb || substr(snowflake_mask_hmac('', d.sp), 1, 5),
-			snowflake_mask_hmac(convert_to('snowflake mask ulid v1', 'UTF8'), k),
-			snowflake_mask_hmac(convert_to('snowflake mask fingerprint v1', 'UTF8'), k)
+			snowflake_mask_hmac(pg_catalog.convert_to('snowflake mask ulid v1', 'UTF8'::name), k),
+			snowflake_mask_hmac(pg_catalog.convert_to('snowflake mask fingerprint v1', 'UTF8'::name), k)
 		FROM d;
 END
 $$;

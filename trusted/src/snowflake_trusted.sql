@@ -10,24 +10,50 @@
 
 -- Refused where another role may create objects in this schema: the SECURITY DEFINER functions
 -- below resolve operators and functions through it, so such a role could put its own there
--- and run code as the owner (and move a counter back). PostgreSQL 15 and later give CREATE on
--- public to its owner alone; on 14, or in a schema granted more widely, revoke it first.
-DO $guard$
+-- and run code as the owner (read the mask keys, move a counter back). Who may create: the
+-- schema's owner and each role granted CREATE on it (PUBLIC: every role), and every role that
+-- is a member of one of them (SET ROLE reaches it, INHERIT or not), read from the schema's ACL.
+-- PostgreSQL 15 and later give CREATE on public to the database's owner alone; on 14, or in a
+-- schema granted more widely, revoke it first. Checked again by snowflake_configure() and
+-- snowflake_mask_key_add(), for a grant made after the install.
+CREATE FUNCTION snowflake_others_who_create(schema regnamespace) RETURNS text
+LANGUAGE sql STABLE STRICT PARALLEL SAFE
+BEGIN ATOMIC
+	WITH creators AS (
+		SELECT n.nspowner AS r FROM pg_catalog.pg_namespace n WHERE n.oid = schema
+		UNION
+		SELECT a.grantee FROM pg_catalog.pg_namespace n, pg_catalog.aclexplode(n.nspacl) a
+		 WHERE n.oid = schema AND a.privilege_type = 'CREATE')
+	SELECT CASE WHEN EXISTS (SELECT FROM creators WHERE r = 0) THEN 'PUBLIC (every role)' ELSE
+		(SELECT pg_catalog.string_agg(DISTINCT pg_catalog.quote_ident(x.rolname), ', '
+				ORDER BY pg_catalog.quote_ident(x.rolname))
+		   FROM pg_catalog.pg_roles x, creators c
+		  WHERE x.rolcanlogin AND NOT x.rolsuper AND x.rolname <> CURRENT_USER
+		    AND pg_catalog.pg_has_role(x.oid, c.r, 'MEMBER')) END;
+END;
+COMMENT ON FUNCTION snowflake_others_who_create(regnamespace) IS 'the login roles other than the current user and superusers that may create objects in the schema (as its owner, a grantee of CREATE or a member of one), comma-separated, ''PUBLIC (every role)'' when CREATE is granted to PUBLIC, NULL when none may; the install, snowflake_configure() and snowflake_mask_key_add() refuse (42501) unless NULL';
+
+CREATE FUNCTION snowflake_refuse_open_schema() RETURNS void
+LANGUAGE plpgsql STABLE PARALLEL SAFE AS $$
 DECLARE
+	schema regnamespace := (SELECT c.relnamespace::regnamespace FROM pg_catalog.pg_class c
+		WHERE c.oid = pg_catalog.to_regclass('snowflake_config'));
 	who text;
 BEGIN
-	SELECT string_agg(quote_ident(r.rolname), ', ' ORDER BY r.rolname) INTO who
-	  FROM pg_catalog.pg_roles r
-	 WHERE r.rolcanlogin AND NOT r.rolsuper AND r.rolname <> current_user
-	   AND pg_catalog.has_schema_privilege(r.oid, pg_catalog.current_schema(), 'CREATE');
+	IF schema IS NULL THEN  -- at the install, before the configuration's table
+		schema := pg_catalog.current_schema()::regnamespace;
+	END IF;
+	who := snowflake_others_who_create(schema);
 	IF who IS NOT NULL THEN
-		RAISE EXCEPTION 'other roles may create objects in schema %', pg_catalog.current_schema()
+		RAISE EXCEPTION 'other roles may create objects in schema %', schema
 			USING ERRCODE = '42501',
 			DETAIL = pg_catalog.format('Roles that may: %s. The edition''s SECURITY DEFINER functions would run what they put there, as the owner.', who),
-			HINT = pg_catalog.format('REVOKE CREATE ON SCHEMA %I FROM PUBLIC (and from those roles), or install into a schema only the owner creates in.', pg_catalog.current_schema());
+			HINT = pg_catalog.format('REVOKE CREATE ON SCHEMA %s FROM PUBLIC (and from those roles and the roles they are members of), or install into a schema only the owner creates in.', schema);
 	END IF;
 END
-$guard$;
+$$;
+COMMENT ON FUNCTION snowflake_refuse_open_schema() IS 'raises 42501, naming them, when roles other than the owner may create objects in the edition''s schema (snowflake_others_who_create); called by the install, snowflake_configure() and snowflake_mask_key_add()';
+DO $guard$ BEGIN PERFORM snowflake_refuse_open_schema(); END $guard$;
 
 -- configuration: one row, the owner's to change
 
@@ -249,6 +275,7 @@ DECLARE
 	new_epoch bigint;
 	result snowflake_config;
 BEGIN
+	PERFORM snowflake_refuse_open_schema();
 	IF shard_id IS NOT NULL AND shard_id NOT BETWEEN 0 AND 8191 THEN
 		RAISE EXCEPTION 'shard % is out of range', shard_id
 			USING ERRCODE = '22023', DETAIL = 'A shard is an integer from 0 to 8191.';
@@ -275,7 +302,7 @@ BEGIN
 				USING ERRCODE = '55000',
 				DETAIL = format('The epoch is %s ms since 1970. IDs of another epoch would not be ordered after the ones issued with it, and their times would be read wrong.',
 					(SELECT c.epoch_ms FROM snowflake_config c)),
-				HINT = 'Give the epoch in the call that sets the first shard: snowflake_configure(shard_id => N, epoch => ...).';
+				HINT = 'Give the epoch in the call that sets the first shard: snowflake_configure(shard_id => N, epoch => ...). Before any shard is set, a call of nextval() on snowflake_counter counts as an ID too: if none was kept, setval(''snowflake_counter'', 0, false) as the owner starts it afresh.';
 		END IF;
 	END IF;
 	PERFORM set_config('snowflake_trusted.configuring', 'on', true);
