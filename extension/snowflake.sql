@@ -104,22 +104,26 @@ BEGIN
 	IF to_regprocedure(format('%I.uuidv7()', current_schema())) IS NULL THEN
 		CREATE FUNCTION uuidv7() RETURNS uuid
 			AS 'MODULE_PATHNAME', 'snowflake_uuidv7' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
-		COMMENT ON FUNCTION uuidv7() IS 'core''s uuidv7() of PostgreSQL 18 under the extension''s schema (a bare call is core''s from 18): a new RFC 9562 version 7 UUID, snowflake_uuidv7() (strictly increasing across the server, durable), with its errors';
+		EXECUTE format('COMMENT ON FUNCTION %I.uuidv7() IS %L', current_schema(),
+			'core''s uuidv7() of PostgreSQL 18 under the extension''s schema (a bare call is core''s from 18): a new RFC 9562 version 7 UUID, snowflake_uuidv7() (strictly increasing across the server, durable), with its errors');
 	END IF;
 	IF to_regprocedure(format('%I.uuidv7(interval)', current_schema())) IS NULL THEN
 		CREATE FUNCTION uuidv7(shift interval) RETURNS uuid
 			AS 'MODULE_PATHNAME', 'snowflake_uuidv7_shift' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
-		COMMENT ON FUNCTION uuidv7(interval) IS 'core''s uuidv7(interval) of PostgreSQL 18 under the extension''s schema (a bare call is core''s from 18): a version 7 UUID at the clock shifted by the interval, snowflake_uuidv7(interval); 22008 for a time outside 1970 to 10889';
+		EXECUTE format('COMMENT ON FUNCTION %I.uuidv7(interval) IS %L', current_schema(),
+			'core''s uuidv7(interval) of PostgreSQL 18 under the extension''s schema (a bare call is core''s from 18): a version 7 UUID at the clock shifted by the interval, snowflake_uuidv7(interval); 22008 for a time outside 1970 to 10889');
 	END IF;
 	IF to_regprocedure(format('%I.uuid_extract_version(uuid)', current_schema())) IS NULL THEN
 		CREATE FUNCTION uuid_extract_version(uuid) RETURNS smallint
 			AS 'MODULE_PATHNAME', 'snowflake_uuid_extract_version' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
-		COMMENT ON FUNCTION uuid_extract_version(uuid) IS 'core''s uuid_extract_version(uuid) of PostgreSQL 17 under the extension''s schema (a bare call is core''s from 17): the version field (RFC 9562, section 4.2), NULL for a variant other than RFC 9562''s';
+		EXECUTE format('COMMENT ON FUNCTION %I.uuid_extract_version(uuid) IS %L', current_schema(),
+			'core''s uuid_extract_version(uuid) of PostgreSQL 17 under the extension''s schema (a bare call is core''s from 17): the version field (RFC 9562, section 4.2), NULL for a variant other than RFC 9562''s');
 	END IF;
 	IF to_regprocedure(format('%I.uuid_extract_timestamp(uuid)', current_schema())) IS NULL THEN
 		CREATE FUNCTION uuid_extract_timestamp(uuid) RETURNS timestamptz
 			AS 'MODULE_PATHNAME', 'snowflake_uuid_extract_timestamp' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
-		COMMENT ON FUNCTION uuid_extract_timestamp(uuid) IS 'core''s uuid_extract_timestamp(uuid) with PostgreSQL 18''s results, under the extension''s schema (a bare call is core''s from 17, which on 17 gives NULL for version 7): the time of a version 1 UUID (to the microsecond) or a version 7 UUID (to the millisecond), RFC 9562; NULL for other versions and variants';
+		EXECUTE format('COMMENT ON FUNCTION %I.uuid_extract_timestamp(uuid) IS %L', current_schema(),
+			'core''s uuid_extract_timestamp(uuid) with PostgreSQL 18''s results, under the extension''s schema (a bare call is core''s from 17, which on 17 gives NULL for version 7): the time of a version 1 UUID (to the microsecond) or a version 7 UUID (to the millisecond), RFC 9562; NULL for other versions and variants');
 	END IF;
 END
 $core_names$;

@@ -1751,6 +1751,12 @@ $sql$, k[1], op[1], op[2], op[3], op[4], op[5], op[6]);
 	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 	RETURN ulid_timestamp(ulid_to_uuid(id));
 	COMMENT ON FUNCTION ulid_timestamp(ulid) IS 'the millisecond of a ulid (its first 48 bits), as the C extension''s ulid_timestamp';
+	-- a literal, as the C extension's ulid_timestamp('01ARZ...') reads it: of uuid, ulid and text,
+	-- an untyped literal takes text (without it, uuid and ulid tie: 42725)
+	CREATE FUNCTION ulid_timestamp(id text) RETURNS timestamptz
+	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+	RETURN ulid_timestamp(id::ulid);
+	COMMENT ON FUNCTION ulid_timestamp(text) IS 'the millisecond of a ULID given as text (26 characters of Crockford base32, or a UUID''s 36), as the C extension''s ulid_timestamp reads a literal; 22P02 for bad text';
 	CREATE FUNCTION sno_timestamp(id sno) RETURNS timestamptz
 	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 	RETURN sno_timestamp(id::bytea);

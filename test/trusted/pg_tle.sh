@@ -179,6 +179,9 @@ check "every object in public is the extension's (the types too); the only LANGU
       + (SELECT count(*) FROM pg_type t WHERE t.typnamespace = 'public'::regnamespace AND t.typcategory <> 'A' AND t.typrelid = 0
          AND obj_description(t.oid, 'pg_type') IS NULL)" | paste -sd'|')"
 
+check "ulid_timestamp of a literal, in either form, as the C extension's" \
+  "$(q postgres "$CDB" "SELECT ulid_timestamp('01ARZ3NDEKTSV4RRFFQ69G5FAV'), ulid_timestamp('0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4051')")" \
+  "$(q "$OTHER" "$TYPES_DB" "SELECT ulid_timestamp('01ARZ3NDEKTSV4RRFFQ69G5FAV'), ulid_timestamp('0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4051')")"
 # ulid() into a ulid column with a unique index on its bytes: N values, judged by the C extension
 tout=$TDIR/out
 "${PSQL[@]}" -U "$OTHER" -d "$TYPES_DB" -At -v ON_ERROR_STOP=1 \
