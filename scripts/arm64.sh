@@ -4,7 +4,9 @@
 # Debian's g++-aarch64-linux-gnu, and the unit tests run under qemu-user; then Debian's arm64
 # server of this machine's PostgreSQL version, with that module, runs under qemu-user too, and
 # pg_regress and the TAP tests of what differs by architecture run against it (below).
-# SNOWFLAKE_REGRESS picks pg_regress tests, SNOWFLAKE_ARM64_TAP the TAP tests.
+# SNOWFLAKE_REGRESS picks pg_regress tests, SNOWFLAKE_ARM64_TAP the TAP tests. Other suites may
+# run at the same time (scripts/test.sh): the TAP tests take their ports through PostgreSQL's
+# reservation in PG_TEST_PORT_DIR, which scripts/test.sh shares between the two.
 #
 # The arm64 libraries and headers (libcurl, libcrypto, GoogleTest, nlohmann-json, the
 # server's headers and pg_config) are Debian's arm64 packages, downloaded by apt-get with
@@ -34,42 +36,50 @@ as_user touch "$dir/apt/status"
 apt_arm64=(apt-get -q -o APT::Architecture=arm64 -o APT::Architectures=arm64
   -o Dir::State::Lists="$dir/apt/lists" -o Dir::State::status="$dir/apt/status"
   -o Dir::Cache::Archives="$dir/apt/archives" -o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache=)
-log "arm64 packages (apt-get for arm64 alone, in $dir/apt)"
-as_user "${apt_arm64[@]}" update >"$dir/apt.log" 2>&1 || { tail -n 20 "$dir/apt.log"; die "apt-get update for arm64 failed"; }
-# Archives the lists no longer have go (a version superseded since the last run): every
-# archive left is unpacked below.
-as_user "${apt_arm64[@]}" autoclean >>"$dir/apt.log" 2>&1
-# What the unit tests link, and the server with libfaketime (the clock-fault TAP test), with
-# every library they need at run time (libc6 among them). The server is of this machine's
-# version to the package: this machine's initdb and pg_ctl refuse a postgres of another.
-download_arm64() {
-  server_version=$(dpkg-query -W -f='${Version}' "postgresql-$PG_MAJOR")
-  as_user "${apt_arm64[@]}" install -y --download-only --no-install-recommends \
-    libcurl4-openssl-dev libssl-dev libgtest-dev nlohmann-json3-dev libstdc++6 \
-    "postgresql-$PG_MAJOR=$server_version" libfaketime >>"$dir/apt.log" 2>&1
-}
-if ! download_arm64; then
-  # The archive no longer has this machine's version (a point release came out since it was
-  # installed): this machine's server and tools are brought to the archive's, whose arm64
-  # build the archive has, and the download is tried once more.
-  log "the archive has no arm64 postgresql-$PG_MAJOR $server_version: upgrading this machine's to the archive's"
-  as_root apt-get update -qq >>"$dir/apt.log" 2>&1 || true
-  upgrade=("postgresql-$PG_MAJOR" "postgresql-client-$PG_MAJOR")
-  ! dpkg-query -W "postgresql-server-dev-$PG_MAJOR" >/dev/null 2>&1 ||
-    upgrade+=("postgresql-server-dev-$PG_MAJOR")
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --only-upgrade \
-    "${upgrade[@]}" >>"$dir/apt.log" 2>&1 || true
-  download_arm64 || {
-    tail -n 20 "$dir/apt.log"
-    die "downloading the arm64 libraries and postgresql-$PG_MAJOR $server_version failed"
+# With SNOWFLAKE_ARM64_DOWNLOADED=1 (scripts/test.sh, after a run with
+# SNOWFLAKE_ARM64_DOWNLOAD_ONLY=1, below) the archives are in $dir already: no apt runs.
+if [ -z "${SNOWFLAKE_ARM64_DOWNLOADED:-}" ]; then
+  log "arm64 packages (apt-get for arm64 alone, in $dir/apt)"
+  as_user "${apt_arm64[@]}" update >"$dir/apt.log" 2>&1 || { tail -n 20 "$dir/apt.log"; die "apt-get update for arm64 failed"; }
+  # Archives the lists no longer have go (a version superseded since the last run): every
+  # archive left is unpacked below.
+  as_user "${apt_arm64[@]}" autoclean >>"$dir/apt.log" 2>&1
+  # What the unit tests link, and the server with libfaketime (the clock-fault TAP test), with
+  # every library they need at run time (libc6 among them). The server is of this machine's
+  # version to the package: this machine's initdb and pg_ctl refuse a postgres of another.
+  download_arm64() {
+    server_version=$(dpkg-query -W -f='${Version}' "postgresql-$PG_MAJOR")
+    as_user "${apt_arm64[@]}" install -y --download-only --no-install-recommends \
+      libcurl4-openssl-dev libssl-dev libgtest-dev nlohmann-json3-dev libstdc++6 \
+      "postgresql-$PG_MAJOR=$server_version" libfaketime >>"$dir/apt.log" 2>&1
   }
+  if ! download_arm64; then
+    # The archive no longer has this machine's version (a point release came out since it was
+    # installed): this machine's server and tools are brought to the archive's, whose arm64
+    # build the archive has, and the download is tried once more.
+    log "the archive has no arm64 postgresql-$PG_MAJOR $server_version: upgrading this machine's to the archive's"
+    as_root apt-get update -qq >>"$dir/apt.log" 2>&1 || true
+    upgrade=("postgresql-$PG_MAJOR" "postgresql-client-$PG_MAJOR")
+    ! dpkg-query -W "postgresql-server-dev-$PG_MAJOR" >/dev/null 2>&1 ||
+      upgrade+=("postgresql-server-dev-$PG_MAJOR")
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --only-upgrade \
+      "${upgrade[@]}" >>"$dir/apt.log" 2>&1 || true
+    download_arm64 || {
+      tail -n 20 "$dir/apt.log"
+      die "downloading the arm64 libraries and postgresql-$PG_MAJOR $server_version failed"
+    }
+  fi
+  # The server's headers and pg_config with PGXS, without their dependencies (the server and
+  # LLVM): nothing of them runs but pg_config.
+  as_user rm -f "$dir"/debs/*.deb
+  (cd "$dir/debs" && as_user "${apt_arm64[@]}" download \
+    "postgresql-server-dev-$PG_MAJOR" "postgresql-client-$PG_MAJOR" >>"$dir/apt.log" 2>&1) ||
+    { tail -n 20 "$dir/apt.log"; die "downloading PostgreSQL $PG_MAJOR's arm64 headers failed"; }
 fi
-# The server's headers and pg_config with PGXS, without their dependencies (the server and
-# LLVM): nothing of them runs but pg_config.
-as_user rm -f "$dir"/debs/*.deb
-(cd "$dir/debs" && as_user "${apt_arm64[@]}" download \
-  "postgresql-server-dev-$PG_MAJOR" "postgresql-client-$PG_MAJOR" >>"$dir/apt.log" 2>&1) ||
-  { tail -n 20 "$dir/apt.log"; die "downloading PostgreSQL $PG_MAJOR's arm64 headers failed"; }
+# SNOWFLAKE_ARM64_DOWNLOAD_ONLY=1: stops here, after the only steps that run apt (one of them
+# may upgrade this machine's server). scripts/test.sh runs it so, alone, before it starts the
+# rest beside other suites.
+[ -z "${SNOWFLAKE_ARM64_DOWNLOAD_ONLY:-}" ] || { log "arm64 packages downloaded"; exit 0; }
 
 # A fresh root with /usr merged (so that the loader is at /lib/ld-linux-aarch64.so.1 whichever
 # of /lib or /usr/lib a suite's libc6 ships it in). The C library's development files, which

@@ -80,6 +80,17 @@ fi
 passed=0
 failed=0
 failed_names=()
+# record NAME STARTED STATUS [NOTE]: counts a suite's result, and says it with its time
+record() {
+  if [ "$3" = 0 ]; then
+    passed=$((passed + 1))
+    log "$1: passed in $((SECONDS - $2)) s${4:-}"
+  else
+    failed=$((failed + 1))
+    failed_names+=("$1")
+    log "$1: FAILED after $((SECONDS - $2)) s${4:-}"
+  fi
+}
 suite() {
   local key=$1 name=$2
   shift 2
@@ -90,15 +101,9 @@ suite() {
     case $1 in "$ROOT"/*.sh) name="the packages of: $name" ;; *) return 0 ;; esac
   fi
   log "$name"
-  local started=$SECONDS
-  if "$@"; then
-    passed=$((passed + 1))
-    log "$name: passed in $((SECONDS - started)) s"
-  else
-    failed=$((failed + 1))
-    failed_names+=("$name")
-    log "$name: FAILED after $((SECONDS - started)) s"
-  fi
+  local started=$SECONDS status=0
+  "$@" || status=$?
+  record "$name" "$started" "$status"
 }
 
 regress() {
@@ -108,13 +113,14 @@ regress() {
   return 1
 }
 
-# Two TAP tests at a time (SNOWFLAKE_PROVE_JOBS): most of a test's time is spent waiting
-# for servers, etcd and leases, not computing, and the tests wait for conditions, so a busy
-# machine slows them without failing them; each takes its ports through PostgreSQL's port
-# reservation and keeps its servers and etcd in a folder of its own.
+# Three TAP tests at a time (SNOWFLAKE_PROVE_JOBS): most of a test's time is spent waiting
+# for servers, etcd and leases, not computing (at two at a time, 180 s of CPU in 400 s on 2
+# cores), and the tests wait for conditions, so a busy machine slows them without failing them;
+# each takes its ports through PostgreSQL's port reservation and keeps its servers and etcd in
+# a folder of its own.
 tap() {
   if as_user make -C "$WORK/tree" -s PG_CONFIG="$PG_CONFIG" prove_installcheck \
-    PROVE_FLAGS="-j${SNOWFLAKE_PROVE_JOBS:-2}" ${PROVE_TESTS:+PROVE_TESTS="$PROVE_TESTS"}; then return 0; fi
+    PROVE_FLAGS="-j${SNOWFLAKE_PROVE_JOBS:-3}" ${PROVE_TESTS:+PROVE_TESTS="$PROVE_TESTS"}; then return 0; fi
   local f
   for f in "$WORK"/tree/tmp_check/log/regress_log_*; do
     [ -f "$f" ] || continue
@@ -138,8 +144,40 @@ suite unit "unit tests (core, fake clock)" as_user "$WORK/tree/test/unit/unit_te
 if wanted format; then install_packages clang-format; fi
 suite format "C++ style (.clang-format, clang-format $(clang-format --version 2>/dev/null | grep -o '[0-9][0-9.]*' | head -1))" \
   make -C "$ROOT" -s formatcheck
-suite arm64 "arm64 (cross-compiled; unit tests, pg_regress and TAP tests on an arm64 server under qemu-user)" \
-  "$ROOT/scripts/arm64.sh"
+# The arm64 suite is mostly qemu computing, and the suites after it up to the trusted edition's
+# mostly wait (for servers, etcd, leases and fsync): with others, it runs beside them, at a
+# lower CPU priority, and is waited for before the benchmarks and the package (which puts the
+# Debian package in place of the installed build that test/arm64/server.pl compares tokens
+# with). Its steps that run apt (one may upgrade this machine's server) run first, alone. The
+# TAP tests of both reserve their ports in one folder (PG_TEST_PORT_DIR). Its output is printed
+# when it ends.
+arm64_name="arm64 (cross-compiled; unit tests, pg_regress and TAP tests on an arm64 server under qemu-user)"
+arm64_pid=
+if wanted arm64 && [ -n "$needs_install" ] && [ -z "${SNOWFLAKE_INSTALL_ONLY:-}" ]; then
+  export PG_TEST_PORT_DIR=$WORK/portlock
+  as_user mkdir -p "$PG_TEST_PORT_DIR"
+  arm64_started=$SECONDS
+  if SNOWFLAKE_ARM64_DOWNLOAD_ONLY=1 "$ROOT/scripts/arm64.sh"; then
+    log "$arm64_name: started beside the suites that follow (output in $WORK/arm64.log, printed when it ends)"
+    # setsid: a process group of its own, ended with this script (the EXIT trap)
+    SNOWFLAKE_ARM64_DOWNLOADED=1 setsid -w nice -n 10 "$ROOT/scripts/arm64.sh" >"$WORK/arm64.log" 2>&1 &
+    arm64_pid=$!
+    trap '[ -z "$arm64_pid" ] || kill -- "-$arm64_pid" 2>/dev/null || true' EXIT
+  else
+    record "$arm64_name" "$arm64_started" 1 " (downloading its packages)"
+  fi
+else
+  suite arm64 "$arm64_name" "$ROOT/scripts/arm64.sh"
+fi
+arm64_wait() {
+  [ -n "$arm64_pid" ] || return 0
+  local status=0
+  wait "$arm64_pid" || status=$?
+  arm64_pid=
+  log "$arm64_name: output"
+  cat "$WORK/arm64.log"
+  record "$arm64_name" "$arm64_started" "$status" " (beside other suites)"
+}
 suite fuzz "fuzzing (libFuzzer, ASan, UBSan; 30 s)" \
   as_user make -C "$WORK/tree" -s PG_CONFIG="$PG_CONFIG" fuzzcheck
 suite regress "pg_regress" regress
@@ -154,6 +192,7 @@ suite drivers "drivers (psycopg 3, psycopg2, node-postgres, SQLAlchemy, Django, 
 # built and installed above.
 suite trusted "trusted edition (SQL only, installed by a database owner; judged by the C extension)" \
   env SNOWFLAKE_TRUSTED_NO_BUILD=1 "$ROOT/test/trusted/run.sh"
+arm64_wait
 suite bench "benchmark (tiny run)" "$ROOT/bench/run.sh" --quick --out "$WORK/bench-quick"
 suite bench "lease benchmark (tiny run)" "$ROOT/bench/lease.sh" --quick --out "$WORK/bench-quick"
 suite bench "masking benchmark (tiny run)" "$ROOT/bench/mask.sh" --quick --out "$WORK/bench-quick"

@@ -1102,6 +1102,15 @@ LANGUAGE sql VOLATILE STRICT PARALLEL SAFE
 RETURN (lpad(to_hex(snowflake_unix_ms48(ts)), 12, '0') || '7' || right(replace(gen_random_uuid()::text, '-', ''), 19))::uuid;
 COMMENT ON FUNCTION uuidv7_from_time(timestamptz) IS 'a version 7 UUID (RFC 9562) at the millisecond of the time, random otherwise (12 bits of rand_a, 62 of rand_b, from gen_random_uuid()), for backfills; 22008 outside 48 bits of milliseconds (1970 to 10889) or for an infinite time';
 
+CREATE FUNCTION snowflake_uuidv7(shift interval) RETURNS uuid
+LANGUAGE sql VOLATILE STRICT PARALLEL SAFE
+-- the C extension's snowflake_uuidv7(shift), core's uuidv7(interval) (PostgreSQL 18): the
+-- clock's millisecond shifted (months and days counted in the session's time zone, as
+-- timestamptz + interval counts them), random below it; no counter, so that a value far
+-- ahead cannot hold back snowflake_uuidv7()
+RETURN uuidv7_from_time(date_trunc('milliseconds', clock_timestamp()) + shift);
+COMMENT ON FUNCTION snowflake_uuidv7(interval) IS 'a version 7 UUID (RFC 9562) at the clock''s millisecond shifted by the interval (as core''s uuidv7(interval), PostgreSQL 18), random otherwise; not ordered with snowflake_uuidv7(); 22008 outside 48 bits of milliseconds (1970 to 10889)';
+
 CREATE FUNCTION ulid_from_time(ts timestamptz) RETURNS uuid
 LANGUAGE sql VOLATILE STRICT PARALLEL SAFE
 -- 12 hexadecimal digits of milliseconds, then 20 random ones: the random UUID's digits without

@@ -127,6 +127,19 @@ check "uuidv7_from_time, ulid_from_time: $KN distinct each; every random digit t
        (SELECT bool_and(n = 16) FROM (SELECT k, count(DISTINCT substr(replace(ul::text, '-', ''), k + 1, 1)) n
           FROM g, generate_series(12, 31) k GROUP BY k) d) FROM g")"
 
+# snowflake_uuidv7(shift): the clock's millisecond shifted (a month counted in the session's time
+# zone), version 7, RFC 9562's variant, read by the C extension; out of range, C's SQLSTATE
+u7_shifted=$(q "$OTHER" "$DB" "SET timezone = 'UTC'" "SELECT string_agg(format('(%L::interval, %L::timestamptz, %L::uuid, %L::timestamptz)',
+    s, t0, u, t1), ', ') FROM (SELECT s, clock_timestamp() t0, snowflake_uuidv7(s::interval) u, clock_timestamp() t1
+    FROM unnest(ARRAY['0', '-1 day', '1 month 2 hours', '-45 years', '8000 years', '-3 ms']) s) x")
+check "snowflake_uuidv7(shift): version 7 at the clock shifted, as the C extension reads it" "6|6|6" \
+  "$(q postgres "$CDB" "SET timezone = 'UTC'" "SELECT count(*), count(*) FILTER (WHERE uuid_extract_version(u) = 7 AND substr(u::text, 20, 1) IN ('8', '9', 'a', 'b')),
+     count(*) FILTER (WHERE uuidv7_timestamp(u) BETWEEN date_trunc('milliseconds', t0 + s) AND t1 + s) FROM (VALUES $u7_shifted) v(s, t0, u, t1)")"
+same_state "SELECT snowflake_uuidv7(interval '9000 years')" "SELECT snowflake_uuidv7(interval '9000 years')"
+same_state "SELECT snowflake_uuidv7(interval '-60 years')" "SELECT snowflake_uuidv7(interval '-60 years')"
+same_state "SELECT snowflake_uuidv7(interval '290000 years')" "SELECT snowflake_uuidv7(interval '290000 years')"
+check "snowflake_uuidv7(NULL) is NULL" t "$(q "$OTHER" "$DB" 'SELECT snowflake_uuidv7(NULL) IS NULL')"
+
 # 7f. from search_path = pg_catalog, schema-qualified: each function, and an error path of each
 # PL/pgSQL helper (which must not resolve names of this schema in the caller's path)
 check "the other kinds' functions, schema-qualified, from search_path = pg_catalog" \
@@ -166,57 +179,41 @@ check "the functions of one value are inlined: the plan calls only PL/pgSQL func
     grep -E '^(sno|rsxid|ksuid|objectid|typeid|text_to|uuidv7|ulid|snowflake)_?' | tr '\n' ' ')"
 
 # 7g. bad input: the C extension's SQLSTATE, and for bad text (22P02) its message and DETAIL
-# too. kinds_errors ROLE DB SQL: the ERROR and DETAIL lines, with the SQLSTATE.
-kinds_errors() {
-  "${PSQL[@]}" -U "$1" -d "$2" -At -v VERBOSITY=verbose -c "$3" 2>&1 >/dev/null | grep -E '^(ERROR|DETAIL):' || true
-}
-kinds_messages_differ=0
-kinds_same() {  # kinds_same TRUSTED_SQL C_SQL
-  local mine theirs state
-  mine=$(kinds_errors "$OTHER" "$DB" "$1")
-  theirs=$(kinds_errors postgres "$CDB" "$2")
-  state=$(sed -n 's/^ERROR:  \([0-9A-Z]\{5\}\):.*/\1/p' <<<"$theirs")
-  if [ -n "$state" ] && [ "$(sed -n 's/^ERROR:  \([0-9A-Z]\{5\}\):.*/\1/p' <<<"$mine")" = "$state" ]; then ok "$1: $state, as C"; else
-    bad "$1: trusted \"$mine\", C \"$theirs\" ($2)"; fi
-  if [ "$state" = 22P02 ] && [ "$mine" != "$theirs" ]; then
-    kinds_messages_differ=$((kinds_messages_differ + 1))
-    echo "(message of $1: trusted \"$mine\", C \"$theirs\")"
-  fi
-}
+# too (same_state and judge_states, test/trusted/run.sh)
 for t in '' 6ncg4s4cr5wwi22 6ncg4s4cr5wwi2222 6NCG4S4CR5WWI222 6ncg4s4cr5wwi221 6ncg4s4cr5wwi22y 'é6ncg4s4cr5wwi22' \
   '6ncg 4s4cr5wwi22' '\x0123456789abcdef012' '\x0123456789abcdef012g' '\X0123456789abcdef0123'; do
-  kinds_same "SELECT text_to_sno('$t')" "SELECT '$t'::sno"
+  same_state "SELECT text_to_sno('$t')" "SELECT '$t'::sno"
 done
 for t in '' 9m4e2mr0ui3e8a215n4 9m4e2mr0ui3e8a215n4g0 9M4E2MR0UI3E8A215N4G 9m4e2mr0ui3e8a215nwg 9m4e2mr0ui3e8a215n4h \
   9m4e2mr0ui3e8a215n41 'é9m4e2mr0ui3e8a215n4'; do
-  kinds_same "SELECT text_to_rsxid('$t')" "SELECT '$t'::rsxid"
-  kinds_same "SELECT rsxid_timestamp('$t'::text)" "SELECT rsxid_timestamp('$t'::text)"
+  same_state "SELECT text_to_rsxid('$t')" "SELECT '$t'::rsxid"
+  same_state "SELECT rsxid_timestamp('$t'::text)" "SELECT rsxid_timestamp('$t'::text)"
 done
 for t in '' 0ujtsYcgvSTl8PAuAdqWYSMnLO 0ujtsYcgvSTl8PAuAdqWYSMnLOv0 0ujtsYcgvSTl8PAuAdqWYSMnLO- aWgEPTl1tmebfsQzFP4bxwgy80W \
   zzzzzzzzzzzzzzzzzzzzzzzzzzz 'é0ujtsYcgvSTl8PAuAdqWYSMnL'; do
-  kinds_same "SELECT text_to_ksuid('$t')" "SELECT '$t'::ksuid"
-  kinds_same "SELECT ksuid_decode('$t'::text)" "SELECT ksuid_decode('$t'::text)"
+  same_state "SELECT text_to_ksuid('$t')" "SELECT '$t'::ksuid"
+  same_state "SELECT ksuid_decode('$t'::text)" "SELECT ksuid_decode('$t'::text)"
 done
 for n in 0 9 11 19 21; do
-  kinds_same "SELECT sno_to_text(decode(repeat('00', $n), 'hex'))" "SELECT bytea_to_sno(decode(repeat('00', $n), 'hex'))"
+  same_state "SELECT sno_to_text(decode(repeat('00', $n), 'hex'))" "SELECT bytea_to_sno(decode(repeat('00', $n), 'hex'))"
 done
-kinds_same "SELECT sno_timestamp(decode(repeat('00', 11), 'hex'))" "SELECT bytea_to_sno(decode(repeat('00', 11), 'hex'))"
-kinds_same "SELECT sno_decode(decode(repeat('00', 9), 'hex'))" "SELECT bytea_to_sno(decode(repeat('00', 9), 'hex'))"
+same_state "SELECT sno_timestamp(decode(repeat('00', 11), 'hex'))" "SELECT bytea_to_sno(decode(repeat('00', 11), 'hex'))"
+same_state "SELECT sno_decode(decode(repeat('00', 9), 'hex'))" "SELECT bytea_to_sno(decode(repeat('00', 9), 'hex'))"
 for n in 0 11 13; do
-  kinds_same "SELECT rsxid_to_text(decode(repeat('00', $n), 'hex'))" "SELECT bytea_to_rsxid(decode(repeat('00', $n), 'hex'))"
-  kinds_same "SELECT rsxid_decode(decode(repeat('00', $n), 'hex'))" "SELECT rsxid_decode(decode(repeat('00', $n), 'hex'))"
-  kinds_same "SELECT rsxid_timestamp(decode(repeat('00', $n), 'hex'))" "SELECT bytea_to_rsxid(decode(repeat('00', $n), 'hex'))"
-  kinds_same "SELECT objectid_decode(decode(repeat('00', $n), 'hex'))" "SELECT objectid_decode(decode(repeat('00', $n), 'hex'))"
-  kinds_same "SELECT objectid_timestamp(decode(repeat('00', $n), 'hex'))" "SELECT objectid_timestamp(decode(repeat('00', $n), 'hex'))"
+  same_state "SELECT rsxid_to_text(decode(repeat('00', $n), 'hex'))" "SELECT bytea_to_rsxid(decode(repeat('00', $n), 'hex'))"
+  same_state "SELECT rsxid_decode(decode(repeat('00', $n), 'hex'))" "SELECT rsxid_decode(decode(repeat('00', $n), 'hex'))"
+  same_state "SELECT rsxid_timestamp(decode(repeat('00', $n), 'hex'))" "SELECT bytea_to_rsxid(decode(repeat('00', $n), 'hex'))"
+  same_state "SELECT objectid_decode(decode(repeat('00', $n), 'hex'))" "SELECT objectid_decode(decode(repeat('00', $n), 'hex'))"
+  same_state "SELECT objectid_timestamp(decode(repeat('00', $n), 'hex'))" "SELECT objectid_timestamp(decode(repeat('00', $n), 'hex'))"
 done
 for n in 0 19 21; do
-  kinds_same "SELECT ksuid_to_text(decode(repeat('00', $n), 'hex'))" "SELECT bytea_to_ksuid(decode(repeat('00', $n), 'hex'))"
-  kinds_same "SELECT ksuid_timestamp(decode(repeat('00', $n), 'hex'))" "SELECT bytea_to_ksuid(decode(repeat('00', $n), 'hex'))"
-  kinds_same "SELECT ksuid_decode(decode(repeat('00', $n), 'hex'))" "SELECT bytea_to_ksuid(decode(repeat('00', $n), 'hex'))"
+  same_state "SELECT ksuid_to_text(decode(repeat('00', $n), 'hex'))" "SELECT bytea_to_ksuid(decode(repeat('00', $n), 'hex'))"
+  same_state "SELECT ksuid_timestamp(decode(repeat('00', $n), 'hex'))" "SELECT bytea_to_ksuid(decode(repeat('00', $n), 'hex'))"
+  same_state "SELECT ksuid_decode(decode(repeat('00', $n), 'hex'))" "SELECT bytea_to_ksuid(decode(repeat('00', $n), 'hex'))"
 done
 for t in '' 507f191e810c19729de860e 507f191e810c19729de860eaa 507f191e810c19729de860eg 'é07f191e810c19729de860ea'; do
-  kinds_same "SELECT objectid_decode('$t'::text)" "SELECT objectid_decode('$t'::text)"
-  kinds_same "SELECT objectid_timestamp('$t'::text)" "SELECT objectid_timestamp('$t'::text)"
+  same_state "SELECT objectid_decode('$t'::text)" "SELECT objectid_decode('$t'::text)"
+  same_state "SELECT objectid_timestamp('$t'::text)" "SELECT objectid_timestamp('$t'::text)"
 done
 for e in "sno_at('infinity')" "sno_at('-infinity')" "sno_at('2009-12-31 23:59:59.999999+00')" "sno_at('2079-09-07 15:47:35.552+00')" \
   "rsxid_at('infinity')" "rsxid_at('1969-12-31 23:59:59.999999+00')" "rsxid_at('2106-02-07 06:28:16+00')" \
@@ -227,16 +224,17 @@ for e in "sno_at('infinity')" "sno_at('-infinity')" "sno_at('2009-12-31 23:59:59
   "pgedge_decode(1, 'twitter')" "pgedge_decode(-1, 'nope')" "pgedge_decode(1, 'pgedge ')" "snowflake_decode(1, 'nope')" "snowflake_decode(-1, 'twitter')" \
   "snowflake_at(now(), 'nope')" "snowflake_at('2010-11-04 01:42:54.656+00', 'twitter')" "snowflake_at('infinity', 'discord')" \
   "snowflake_at('2188-11-16 03:28:58.88+00', 'sonyflake')" "snowflake_at('2092-09-06 15:47:35.552+00', 'pgedge')"; do
-  kinds_same "SELECT $e" "SELECT $e"
+  same_state "SELECT $e" "SELECT $e"
 done
 for p in User user1 _user user_ "$(printf 'a%.0s' $(seq 64))" 'usér' ' user' 'a-b'; do
-  kinds_same "SELECT typeid('$p', '01890a5d-ac96-774b-bcce-b302099a8057')" "SELECT typeid('$p', '01890a5d-ac96-774b-bcce-b302099a8057')"
+  same_state "SELECT typeid('$p', '01890a5d-ac96-774b-bcce-b302099a8057')" "SELECT typeid('$p', '01890a5d-ac96-774b-bcce-b302099a8057')"
 done
 for t in '' _01h455vb4pex5vsknk084sn02q user_01H455VB4PEX5VSKNK084SN02Q user_81h455vb4pex5vsknk084sn02q \
   user_01h455vb4pex5vsknk084sn02 user_01h455vb4pex5vsknk084sn02qq user_01h455vb4pex5vsknk084sn0iq User_01h455vb4pex5vsknk084sn02q \
   user-01h455vb4pex5vsknk084sn02q user__01h455vb4pex5vsknk084sn02q _user_01h455vb4pex5vsknk084sn02q "$(printf 'a%.0s' $(seq 64))_01h455vb4pex5vsknk084sn02q" \
   'user_01h455vb4pex5vsknk084sn0é' 01h455vb4pex5vsknk084sn02 'user 01h455vb4pex5vsknk084sn02q'; do
-  kinds_same "SELECT typeid_uuid('$t')" "SELECT typeid_uuid('$t')"
-  kinds_same "SELECT typeid_prefix('$t')" "SELECT typeid_prefix('$t')"
+  same_state "SELECT typeid_uuid('$t')" "SELECT typeid_uuid('$t')"
+  same_state "SELECT typeid_prefix('$t')" "SELECT typeid_prefix('$t')"
 done
-check "bad text: the trusted message and DETAIL equal the C extension's" 0 "$kinds_messages_differ"
+judge_states "$DB" messages
+check "bad text: the trusted message and DETAIL equal the C extension's" 0 "$states_messages_differ"

@@ -46,6 +46,7 @@ check "snowflake_mask_use_pgcrypto without pgcrypto: 55000" 55000 "$(sqlstate "$
 check "the refused key_add left no key" 0 "$(q "$OWNER" "$DB" 'SELECT count(*) FROM snowflake_mask_keys')"
 # C without a key file (none set yet): the same SQLSTATE
 same_state "SELECT snowflake_mask(1)" "SELECT snowflake_mask(1)"
+judge_states "$DB"
 # the owner installs pgcrypto (a trusted extension) in a schema of its own, then binds the masks
 q "$OWNER" "$DB" "CREATE SCHEMA crypto" "CREATE EXTENSION pgcrypto SCHEMA crypto" >/dev/null
 check "snowflake_mask_use_pgcrypto by another role: 42501" 42501 "$(sqlstate "$OTHER" "$DB" 'SELECT snowflake_mask_use_pgcrypto()')"
@@ -130,6 +131,7 @@ done
 same_state "SELECT sno_unmask(snowflake_mask(7))" "SELECT sno_unmask(snowflake_mask(7))"
 same_state "SELECT snowflake_unmask(sno_mask('\\x0123456789abcdef0123'::bytea))" "SELECT snowflake_unmask(sno_mask('\\x0123456789abcdef0123'::sno))"
 same_state "SELECT ulid_mask('0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4051', 200)" "SELECT ulid_mask('0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4051'::ulid, 200)"
+judge_states "$DB"
 check "sno_mask of 9 bytes: 22023" 22023 "$(sqlstate "$OTHER" "$DB" "SELECT sno_mask('\\x0123456789abcdef01'::bytea)")"
 check "NULL in, NULL out (snowflake_mask, snowflake_unmask, sno_mask, ulid_mask)" "t|t|t|t" \
   "$(q "$OTHER" "$DB" "SELECT snowflake_mask(NULL) IS NULL, snowflake_unmask(NULL, 'ord') IS NULL, sno_mask(NULL) IS NULL, ulid_mask(NULL) IS NULL")"
@@ -180,6 +182,7 @@ for i in $(seq 1 50); do
   sleep 0.1
 done
 same_state "SELECT snowflake_unmask('$tok')" "SELECT snowflake_unmask('$tok')"
+judge_states "$DB"
 check "after removing key 3: key 9 alone, active" "9|t" "$(q "$OWNER" "$DB" 'SELECT key_id, active FROM snowflake_mask_keys')"
 
 # an install where pgcrypto is there already, in schema extensions (as on Supabase): bound at

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # The trusted edition as a pg_tle extension (trusted/snowflake_trusted_tle.sql), sourced by
-# test/trusted/run.sh after its plain part, with its helpers (q, check, sqlstate, check_objects,
+# test/trusted/run.sh after its plain part, with its helpers (q, check, sqlstate, same_state, judge_states, check_objects,
 # check_ids, check_edges) and roles. Runs only where pg_tle is installed for the major under
 # test; pg_tle is never built here (no Debian suite packages it: docs/managed.md says how it
 # was built and installed by hand for the run reported there). On its own server, with
@@ -241,11 +241,9 @@ for bad_in in "'x'::ulid" "'8ZZZZZZZZZZZZZZZZZZZZZZZZZ'::ulid" "'01ARZ3NDEKTSV4R
   "'x'::sno" "'!!!!!!!!!!!!!!!!'::sno" "'\\x01'::bytea::sno" \
   "'x'::rsxid" "'zzzzzzzzzzzzzzzzzzzz'::rsxid" "'\\x01'::bytea::rsxid" \
   "'x'::ksuid" "'zzzzzzzzzzzzzzzzzzzzzzzzzzz'::ksuid" "'!!!!!!!!!!!!!!!!!!!!!!!!!!!'::ksuid" "'\\x01'::bytea::ksuid"; do
-  mine=$(sqlstate "$OTHER" "$TYPES_DB" "SELECT $bad_in")
-  theirs=$(sqlstate postgres "$CDB" "SELECT $bad_in")
-  if [ "$mine" = "$theirs" ] && [ "$mine" != none ]; then ok "$bad_in: $mine, as the C extension"; else
-    bad "$bad_in: $mine, the C extension $theirs"; fi
+  same_state "SELECT $bad_in" "SELECT $bad_in"
 done
+judge_states "$TYPES_DB"
 
 # what needs an operator class, which PostgreSQL lets only a superuser create
 check "no operator class: PRIMARY KEY on a ulid refused (42704), ORDER BY and GROUP BY a ulid refused (42883); ORDER BY id::bytea works" \

@@ -19,11 +19,14 @@
 #   5. An immediate stop (a crash), then a start with the clock 10 minutes behind
 #      (libfaketime): every new ID of each kind above every old one, and no wait. (IDs of a
 #      transaction still open at the crash may come again: reported, not asserted.)
-#   6. Bad input: each trusted function's SQLSTATE is the C extension's for the same input.
-#   7. the other kinds' decoders, bounds, text and TypeID (test/trusted/kinds.sh); 8. the masks
-#      (test/trusted/mask.sh: pgcrypto, keys added by the owner; the C extension's key file
-#      written to $SERVER_DATA/mask.keys and named with ALTER SYSTEM), judged by the C
-#      extension on the same server.
+#   6. Bad input: each trusted function's SQLSTATE is the C extension's for the same input
+#      (each side's statements in one session, each in a subtransaction of its own).
+#   7. the other kinds' decoders, bounds, text and TypeID, and snowflake_uuidv7(shift)
+#      (test/trusted/kinds.sh); 8. the masks (test/trusted/mask.sh: pgcrypto, keys added by
+#      the owner; the C extension's key file written to $SERVER_DATA/mask.keys and named with
+#      ALTER SYSTEM), judged by the C extension on the same server.
+#   8b. A standby (pg_basebackup, streaming), its clock behind: the generators refuse with
+#      25006, what reads works; then its promotion: every new ID above every old one, no wait.
 #   9 to 12. test/trusted/pg_tle.sh: the pg_tle installer, on a server that preloads pg_tle,
 #      where pg_tle is installed for this major (else one line says that it skips, and why).
 # Usage: test/trusted/run.sh (as root, or as a user that can run PostgreSQL). The installed C
@@ -314,13 +317,69 @@ res=$(q "$OTHER" "$DB" "BEGIN" "SELECT
   coalesce(pg_stat_get_xact_function_calls('snowflake_catch_up'::regproc), 0)" "COMMIT")
 check "after the crash, with the clock behind: every new ID above every old one (snowflake, UUIDv7, ULID), no catch-up (no wait)" "t|t|t|0" "$res"
 
-# 6. bad input: the same SQLSTATE as the C extension's
-same_state() {  # same_state TRUSTED_SQL C_SQL
-  local mine theirs
-  mine=$(sqlstate "$OTHER" "$DB" "$1")
-  theirs=$(sqlstate postgres "$CDB" "$2")
-  if [ "$mine" = "$theirs" ] && [ "$mine" != none ]; then ok "$1: $mine, as C"; else
-    bad "$1: trusted $mine, C $theirs ($2)"; fi
+# 6. bad input: the same SQLSTATE as the C extension's. same_state TRUSTED_SQL C_SQL queues a
+# pair; judge_states runs each side's queue in one session, each statement in a subtransaction
+# of its own (pg_temp.errors_of below), and reports each pair: an error, the C extension's
+# SQLSTATE. With "messages", a bad text's (22P02) message and DETAIL are compared too, and the
+# pairs whose differ are counted in states_messages_differ.
+states_mine=()
+states_theirs=()
+states_messages_differ=0
+same_state() {
+  states_mine+=("$1")
+  states_theirs+=("$2")
+}
+# errors_of ROLE DB SQL...: a line for each statement, in order: "none" when it succeeds, else
+# its SQLSTATE, message and DETAIL, separated by tabs (the statements are dollar-quoted: none
+# may hold $snowflake_test$)
+errors_of() {
+  local role=$1 db=$2 s list=""
+  shift 2
+  for s in "$@"; do list+="${list:+, }\$snowflake_test\$$s\$snowflake_test\$"; done
+  "${PSQL[@]}" -U "$role" -d "$db" -At -f - <<SQL
+SET client_min_messages = error;
+CREATE FUNCTION pg_temp.errors_of(stmts text[]) RETURNS SETOF text LANGUAGE plpgsql AS \$f\$
+DECLARE
+  s text;
+  st text;
+  msg text;
+  det text;
+BEGIN
+  FOREACH s IN ARRAY stmts LOOP
+    BEGIN
+      EXECUTE s;
+      RETURN NEXT 'none';
+    EXCEPTION WHEN OTHERS THEN
+      GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, msg = MESSAGE_TEXT, det = PG_EXCEPTION_DETAIL;
+      RETURN NEXT st || E'\t' || translate(msg, E'\n\t', '  ') || E'\t' || translate(det, E'\n\t', '  ');
+    END;
+  END LOOP;
+END
+\$f\$;
+SELECT pg_temp.errors_of(ARRAY[$list]::text[]);
+SQL
+}
+judge_states() {  # judge_states DB [messages]
+  local mine=() theirs=() i m t
+  [ ${#states_mine[@]} -gt 0 ] || return 0
+  mapfile -t mine < <(errors_of "$OTHER" "$1" "${states_mine[@]}" || true)
+  mapfile -t theirs < <(errors_of postgres "$CDB" "${states_theirs[@]}" || true)
+  if [ ${#mine[@]} != ${#states_mine[@]} ] || [ ${#theirs[@]} != ${#states_theirs[@]} ]; then
+    bad "a batch of ${#states_mine[@]} bad inputs did not run: ${#mine[@]} trusted results, ${#theirs[@]} C results"
+  else
+    for i in "${!states_mine[@]}"; do
+      m=${mine[$i]%%$'\t'*}
+      t=${theirs[$i]%%$'\t'*}
+      if [ "$m" = "$t" ] && [ "$m" != none ]; then ok "${states_mine[$i]}: $m, as C"; else
+        bad "${states_mine[$i]}: trusted \"${mine[$i]}\", C \"${theirs[$i]}\" (${states_theirs[$i]})"; fi
+      if [ "${2:-}" = messages ] && [ "$t" = 22P02 ] && [ "${mine[$i]}" != "${theirs[$i]}" ]; then
+        states_messages_differ=$((states_messages_differ + 1))
+        echo "(message of ${states_mine[$i]}: trusted \"${mine[$i]}\", C \"${theirs[$i]}\")"
+      fi
+    done
+  fi
+  states_mine=()
+  states_theirs=()
 }
 for e in "snowflake_timestamp(-1)" "snowflake_decode(-1)" "snowflake_shard(-1)" "snowflake_seq(-1)" \
   "snowflake_at('infinity')" "snowflake_at('-infinity')" "snowflake_at('2019-12-31 23:59:59.999+00')" \
@@ -336,13 +395,56 @@ for t in '' 01ARZ3NDEKTSV4RRFFQ69G5FA 01ARZ3NDEKTSV4RRFFQ69G5FAVX 01ARZ3NDEKTSV4
   01ARZ3NDEKTSV4RRFFQ69G5FA- 81ARZ3NDEKTSV4RRFFQ69G5FAV 'é1ARZ3NDEKTSV4RRFFQ69G5FA'; do
   same_state "SELECT text_to_ulid('$t')" "SELECT '$t'::ulid"
 done
+judge_states "$DB"
 
 # 7. the other kinds' decoders, bounds and text, and TypeID (test/trusted/kinds.sh); 8. the
 # masks (test/trusted/mask.sh): on this server, judged by the C extension in $CDB
 source "$(dirname "$0")/kinds.sh"
 source "$(dirname "$0")/mask.sh"
 
-as_user "$PG_BIN/pg_ctl" -D "$SERVER_DATA" -m fast stop >/dev/null
+# 8b. a standby streaming from this server, its clock 10 minutes behind the server's (which is
+# 10 minutes behind since 5): the generators refuse there with nextval's 25006 and its message,
+# the configuration is not changed, and what reads works (decoders, the shifted UUIDv7, masks).
+# Then its promotion, once it replayed what was committed: every new ID above every old one,
+# and no catch-up (no wait).
+STANDBY=$DIR/standby
+STANDBY_PORT=$((SERVER_PORT + 1))
+as_user rm -rf "$STANDBY"
+as_user "$PG_BIN/pg_basebackup" -h "$SERVER_SOCK" -p "$SERVER_PORT" -U postgres -D "$STANDBY" -R -X stream -c fast
+echo "port = $STANDBY_PORT" | as_user tee -a "$STANDBY/postgresql.auto.conf" >/dev/null
+as_user env LD_PRELOAD="$FAKETIME_LIB" FAKETIME=-20m DONT_FAKE_MONOTONIC=1 FAKETIME_DONT_FAKE_MONOTONIC=1 \
+  "$PG_BIN/pg_ctl" -D "$STANDBY" -l "$DIR/standby.log" -w start >/dev/null
+trap 'as_user "$PG_BIN/pg_ctl" -D "$SERVER_DATA" -m immediate stop >/dev/null 2>&1 || true
+  as_user "$PG_BIN/pg_ctl" -D "$STANDBY" -m immediate stop >/dev/null 2>&1 || true' EXIT
+on_standby() {  # on_standby ROLE SQL: the SQLSTATE and message of its error, or its rows
+  "${PSQL[@]}" -p "$STANDBY_PORT" -U "$1" -d "$DB" -At -v VERBOSITY=verbose -c "$2" 2>&1 | sed -n 's/^ERROR:  //p; /^[a-z0-9]/p' | head -n 1
+}
+check "the standby is in recovery" t "$(on_standby "$OTHER" 'SELECT pg_is_in_recovery()')"
+for g in "snowflake()" "snowflake_uuidv7()" "ulid()"; do
+  check "$g on a standby: 25006, nextval's message" "25006: cannot execute nextval() in a read-only transaction" \
+    "$(on_standby "$OTHER" "SELECT $g" | sed 's/^\(25006: cannot execute nextval() in a read-only transaction\).*/\1/')"
+done
+check "snowflake_configure on a standby: 25006" 25006 "$(on_standby "$OWNER" 'SELECT snowflake_configure(max_lag_ms => 50)' | cut -c1-5)"
+check "on a standby: the decoders, the shifted UUIDv7 and the masks work" "5|true|true" \
+  "$(on_standby "$OTHER" "SELECT snowflake_shard($old_sf) || '|' || (uuidv7_timestamp(snowflake_uuidv7(interval '0')) IS NOT NULL) || '|' || (snowflake_unmask(snowflake_mask(42)) = 42)")"
+q "$OWNER" "$DB" "CREATE TABLE before_failover AS SELECT snowflake() AS sf, snowflake_uuidv7() AS u7, ulid() AS ul FROM generate_series(1, 1000)" \
+  "GRANT SELECT ON before_failover TO $OTHER" >/dev/null
+lsn=$(q postgres "$DB" 'SELECT pg_current_wal_insert_lsn()')
+for _ in $(seq 1 1800); do
+  [ "$(on_standby postgres "SELECT pg_last_wal_replay_lsn() >= '$lsn'")" = t ] && break
+  sleep 0.1
+done
+check "the standby replayed the primary's last commit" t "$(on_standby postgres "SELECT pg_last_wal_replay_lsn() >= '$lsn'")"
+as_user "$PG_BIN/pg_ctl" -D "$SERVER_DATA" -m immediate stop >/dev/null
+as_user "$PG_BIN/pg_ctl" -D "$STANDBY" -w promote >/dev/null
+check "after the promotion, its clock 20 minutes behind: every new ID above every old one (snowflake, UUIDv7, ULID), no catch-up" \
+  "t|t|t|t|0" "$("${PSQL[@]}" -p "$STANDBY_PORT" -U "$OTHER" -d "$DB" -At -c "BEGIN" -c "SELECT
+  extract(epoch FROM now()) - $(date +%s) BETWEEN -1250 AND -1150,
+  (SELECT min(x) FROM (SELECT snowflake() x FROM generate_series(1, 1000)) s) > (SELECT max(sf) FROM before_failover),
+  (SELECT x FROM (SELECT snowflake_uuidv7() x FROM generate_series(1, 1000)) s ORDER BY x LIMIT 1) > (SELECT u7 FROM before_failover ORDER BY u7 DESC LIMIT 1),
+  (SELECT x FROM (SELECT ulid() x FROM generate_series(1, 1000)) s ORDER BY x LIMIT 1) > (SELECT ul FROM before_failover ORDER BY ul DESC LIMIT 1),
+  coalesce(pg_stat_get_xact_function_calls('snowflake_catch_up'::regproc), 0)" -c "COMMIT")"
+as_user "$PG_BIN/pg_ctl" -D "$STANDBY" -m fast stop >/dev/null
 trap - EXIT
 
 # 9 to 12. the pg_tle installer, on a server of its own, where pg_tle is installed
