@@ -151,6 +151,17 @@ suite format "C++ style (.clang-format, clang-format $(clang-format --version 2>
 # with). Its steps that run apt (one may upgrade this machine's server) run first, alone. The
 # TAP tests of both reserve their ports in one folder (PG_TEST_PORT_DIR). Its output is printed
 # when it ends.
+# When this script ends first (a failure, a signal): the arm64 suite's process group, and its
+# servers, which pg_ctl started in sessions of their own, outside that group (an immediate stop).
+arm64_stop() {
+  [ -n "$arm64_pid" ] || return 0
+  kill -- "-$arm64_pid" 2>/dev/null || true
+  local pid
+  while IFS= read -r -d '' pid; do
+    kill -QUIT "$(head -n 1 "$pid")" 2>/dev/null || true
+  done < <(find "$WORK/arm64" -name postmaster.pid -print0 2>/dev/null)
+  log "the arm64 suite was stopped before it ended: its output so far is in $WORK/arm64.log"
+}
 arm64_name="arm64 (cross-compiled; unit tests, pg_regress and TAP tests on an arm64 server under qemu-user)"
 arm64_pid=
 if wanted arm64 && [ -n "$needs_install" ] && [ -z "${SNOWFLAKE_INSTALL_ONLY:-}" ]; then
@@ -160,9 +171,9 @@ if wanted arm64 && [ -n "$needs_install" ] && [ -z "${SNOWFLAKE_INSTALL_ONLY:-}"
   if SNOWFLAKE_ARM64_DOWNLOAD_ONLY=1 "$ROOT/scripts/arm64.sh"; then
     log "$arm64_name: started beside the suites that follow (output in $WORK/arm64.log, printed when it ends)"
     # setsid: a process group of its own, ended with this script (the EXIT trap)
+    trap arm64_stop EXIT
     SNOWFLAKE_ARM64_DOWNLOADED=1 setsid -w nice -n 10 "$ROOT/scripts/arm64.sh" >"$WORK/arm64.log" 2>&1 &
     arm64_pid=$!
-    trap '[ -z "$arm64_pid" ] || kill -- "-$arm64_pid" 2>/dev/null || true' EXIT
   else
     record "$arm64_name" "$arm64_started" 1 " (downloading its packages)"
   fi
@@ -187,7 +198,8 @@ if wanted citus && [ ! -f "$(citus_library)" ]; then
 else
   suite citus "Citus (a coordinator and two workers, test/t/025_citus.pl)" citus
 fi
-suite drivers "drivers (psycopg 3, psycopg2, node-postgres, SQLAlchemy, Django, masking, Go, JDBC)" "$ROOT/test/drivers/run.sh"
+suite drivers "drivers (psycopg 3, psycopg2, node-postgres, SQLAlchemy, Django, masking, Go, JDBC)" \
+  env SNOWFLAKE_DRIVERS_NO_BUILD=1 "$ROOT/test/drivers/run.sh"
 # The trusted edition on a server with no library of ours preloaded, judged by the C extension
 # built and installed above.
 suite trusted "trusted edition (SQL only, installed by a database owner; judged by the C extension)" \

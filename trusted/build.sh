@@ -35,6 +35,18 @@ plain() {
 --   psql -d DB -c 'SELECT * FROM snowflake_configure(shard_id => N)'
 \set ON_ERROR_STOP on
 BEGIN;
+-- Names resolve as under CREATE EXTENSION: in pg_catalog, then in the schema the objects go
+-- into, and in no other schema of the session's search_path (another role may create there).
+DO $search_path$
+BEGIN
+	IF pg_catalog.current_schema() IS NULL THEN
+		RAISE EXCEPTION 'no schema has been selected to create in' USING ERRCODE = '3F000',
+			HINT = 'SET search_path to the schema to install into.';
+	END IF;
+	PERFORM pg_catalog.set_config('search_path',
+		pg_catalog.format('%I, pg_temp', pg_catalog.current_schema()), true);
+END
+$search_path$;
 HEAD
   source_files "${SOURCES[@]}" "$FINISH"
   printf '\nCOMMIT;\n'

@@ -6,6 +6,18 @@
 --   psql -d DB -c 'SELECT * FROM snowflake_configure(shard_id => N)'
 \set ON_ERROR_STOP on
 BEGIN;
+-- Names resolve as under CREATE EXTENSION: in pg_catalog, then in the schema the objects go
+-- into, and in no other schema of the session's search_path (another role may create there).
+DO $search_path$
+BEGIN
+	IF pg_catalog.current_schema() IS NULL THEN
+		RAISE EXCEPTION 'no schema has been selected to create in' USING ERRCODE = '3F000',
+			HINT = 'SET search_path to the schema to install into.';
+	END IF;
+	PERFORM pg_catalog.set_config('search_path',
+		pg_catalog.format('%I, pg_temp', pg_catalog.current_schema()), true);
+END
+$search_path$;
 
 -- trusted/src/snowflake_trusted.sql
 
@@ -26,16 +38,18 @@ BEGIN;
 -- is a member of one of them (SET ROLE reaches it, INHERIT or not), read from the schema's ACL.
 -- PostgreSQL 15 and later give CREATE on public to the database's owner alone; on 14, or in a
 -- schema granted more widely, revoke it first. Checked again by snowflake_configure() and
--- snowflake_mask_key_add(), for a grant made after the install.
+-- snowflake_mask_key_add(), for a grant made after the install. The checks' own calls and
+-- comparisons are schema-qualified or of exact types (oid = oid), which pg_catalog's win: an
+-- operator put in the schema cannot take their place before they find it.
 CREATE FUNCTION snowflake_others_who_create(schema regnamespace) RETURNS text
 LANGUAGE sql STABLE STRICT PARALLEL SAFE
 BEGIN ATOMIC
 	WITH creators AS (
-		SELECT n.nspowner AS r FROM pg_catalog.pg_namespace n WHERE n.oid = schema
+		SELECT n.nspowner AS r FROM pg_catalog.pg_namespace n WHERE n.oid = schema::oid
 		UNION
 		SELECT a.grantee FROM pg_catalog.pg_namespace n, pg_catalog.aclexplode(n.nspacl) a
-		 WHERE n.oid = schema AND a.privilege_type = 'CREATE')
-	SELECT CASE WHEN EXISTS (SELECT FROM creators WHERE r = 0) THEN 'PUBLIC (every role)' ELSE
+		 WHERE n.oid = schema::oid AND a.privilege_type = 'CREATE')
+	SELECT CASE WHEN EXISTS (SELECT FROM creators WHERE r = 0::oid) THEN 'PUBLIC (every role)' ELSE
 		(SELECT pg_catalog.string_agg(DISTINCT pg_catalog.quote_ident(x.rolname), ', '
 				ORDER BY pg_catalog.quote_ident(x.rolname))
 		   FROM pg_catalog.pg_roles x, creators c
@@ -44,11 +58,29 @@ BEGIN ATOMIC
 END;
 COMMENT ON FUNCTION snowflake_others_who_create(regnamespace) IS 'the login roles other than the current user and superusers that may create objects in the schema (as its owner, a grantee of CREATE or a member of one), comma-separated, ''PUBLIC (every role)'' when CREATE is granted to PUBLIC, NULL when none may; the install, snowflake_configure() and snowflake_mask_key_add() refuse (42501) unless NULL';
 
+-- Functions and operators that other roles already own in the schema are refused too: a call
+-- in the edition's bodies that needs an implicit cast to reach pg_catalog's (bigint & integer,
+-- say) would bind to one of theirs of the exact types, and run it as the owner. Superusers'
+-- (the objects of trusted extensions such as pgcrypto) are not.
+CREATE FUNCTION snowflake_others_objects(schema regnamespace) RETURNS text
+LANGUAGE sql STABLE STRICT PARALLEL SAFE
+BEGIN ATOMIC
+	SELECT pg_catalog.string_agg(o.what, ', ' ORDER BY o.what)
+	  FROM (SELECT pg_catalog.format('function %s (owner %I)', p.oid::pg_catalog.regprocedure, r.rolname) AS what
+	          FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_roles r ON r.oid = p.proowner
+	         WHERE p.pronamespace = schema::oid AND r.rolname <> CURRENT_USER AND NOT r.rolsuper
+	        UNION ALL
+	        SELECT pg_catalog.format('operator %s (owner %I)', o.oid::pg_catalog.regoperator, r.rolname)
+	          FROM pg_catalog.pg_operator o JOIN pg_catalog.pg_roles r ON r.oid = o.oprowner
+	         WHERE o.oprnamespace = schema::oid AND r.rolname <> CURRENT_USER AND NOT r.rolsuper) o;
+END;
+COMMENT ON FUNCTION snowflake_others_objects(regnamespace) IS 'the functions and operators in the schema owned by roles other than the current user and superusers, comma-separated with their owners, NULL when none; the install, snowflake_configure() and snowflake_mask_key_add() refuse (42501) unless NULL';
+
 CREATE FUNCTION snowflake_refuse_open_schema() RETURNS void
 LANGUAGE plpgsql STABLE PARALLEL SAFE AS $$
 DECLARE
 	schema regnamespace := (SELECT c.relnamespace::regnamespace FROM pg_catalog.pg_class c
-		WHERE c.oid = pg_catalog.to_regclass('snowflake_config'));
+		WHERE c.oid = pg_catalog.to_regclass('snowflake_config')::oid);
 	who text;
 BEGIN
 	IF schema IS NULL THEN  -- at the install, before the configuration's table
@@ -61,9 +93,16 @@ BEGIN
 			DETAIL = pg_catalog.format('Roles that may: %s. The edition''s SECURITY DEFINER functions would run what they put there, as the owner.', who),
 			HINT = pg_catalog.format('REVOKE CREATE ON SCHEMA %s FROM PUBLIC (and from those roles and the roles they are members of), or install into a schema only the owner creates in.', schema);
 	END IF;
+	who := snowflake_others_objects(schema);
+	IF who IS NOT NULL THEN
+		RAISE EXCEPTION 'schema % holds functions or operators of other roles', schema
+			USING ERRCODE = '42501',
+			DETAIL = pg_catalog.format('%s. The edition''s functions could bind to them and run them as the owner.', who),
+			HINT = 'Install into a schema of its own (CREATE SCHEMA ids; SET search_path = ids), or drop those objects or give them to the owner.';
+	END IF;
 END
 $$;
-COMMENT ON FUNCTION snowflake_refuse_open_schema() IS 'raises 42501, naming them, when roles other than the owner may create objects in the edition''s schema (snowflake_others_who_create); called by the install, snowflake_configure() and snowflake_mask_key_add()';
+COMMENT ON FUNCTION snowflake_refuse_open_schema() IS 'raises 42501, naming them, when roles other than the owner may create objects in the edition''s schema (snowflake_others_who_create) or own functions or operators there (snowflake_others_objects); called by the install, snowflake_configure() and snowflake_mask_key_add()';
 DO $guard$ BEGIN PERFORM snowflake_refuse_open_schema(); END $guard$;
 
 -- configuration: one row, the owner's to change
@@ -127,15 +166,21 @@ DECLARE
 	origin bigint;
 	lag bigint;
 	now_ms bigint;
+	last_ms bigint;  -- the layout's last millisecond: the counter's MAXVALUE / units
+	name text;
 BEGIN
 	SELECT c.epoch_ms, c.max_lag_ms INTO origin, lag FROM snowflake_config c;
 	IF kind = 's' THEN
 		counter := 'snowflake_counter';
 		units := 1024;
+		last_ms := 1099511627775;  -- 2^40 - 1 after the epoch
+		name := 'snowflake';
 	ELSIF kind = 'u' THEN
 		counter := 'snowflake_counter128';
 		units := 4096;
 		origin := 0;
+		last_ms := 281474976710655;  -- 2^48 - 1 after 1970
+		name := 'uuidv7 and ulid';
 	ELSE
 		RAISE EXCEPTION 'kind % is not a counter of the trusted edition', kind
 			USING ERRCODE = '22023', DETAIL = 'The kinds are ''s'' (snowflake) and ''u'' (UUIDv7, ULID).';
@@ -152,6 +197,11 @@ BEGIN
 				USING ERRCODE = '22008',
 				DETAIL = format('The clock reads %s ms since 1970, the epoch is %s ms.', now_ms + origin, origin);
 		END IF;
+		-- past the layout's last millisecond: the C extension's error, not setval's
+		IF now_ms > last_ms THEN
+			RAISE EXCEPTION '% values are exhausted: the clock is past the range of the layout', name
+				USING ERRCODE = '22008';
+		END IF;
 		-- One expression, so that the counter is read and set as close together as SQL allows:
 		-- take the next value; if it still trails the clock by more than max_lag_ms, set the
 		-- counter to the clock (setval with is_called: currval() is the clock's tick, the next
@@ -164,7 +214,7 @@ BEGIN
 	RETURN true;
 END
 $$;
-COMMENT ON FUNCTION snowflake_catch_up("char") IS 'the generators'' slow path, not for calling: moves counter ''s'' (snowflake) or ''u'' (UUIDv7, ULID) up to the clock when it trails it by more than max_lag_ms, one caller at a time, and leaves the tick to use in currval(); always true. 22008 when the clock is before the epoch';
+COMMENT ON FUNCTION snowflake_catch_up("char") IS 'the generators'' slow path, not for calling: moves counter ''s'' (snowflake) or ''u'' (UUIDv7, ULID) up to the clock when it trails it by more than max_lag_ms, one caller at a time, and leaves the tick to use in currval(); always true. 22008 when the clock is before the epoch or past the layout''s range (2^40 ms after the epoch for snowflake)';
 
 -- the generators' bodies depend on the configuration: snowflake_configure() writes them again
 
@@ -287,6 +337,8 @@ DECLARE
 	result snowflake_config;
 BEGIN
 	PERFORM snowflake_refuse_open_schema();
+	-- one call at a time: the epoch's checks below read what the last call wrote
+	PERFORM FROM snowflake_config FOR UPDATE;
 	IF shard_id IS NOT NULL AND shard_id NOT BETWEEN 0 AND 8191 THEN
 		RAISE EXCEPTION 'shard % is out of range', shard_id
 			USING ERRCODE = '22023', DETAIL = 'A shard is an integer from 0 to 8191.';

@@ -237,4 +237,5 @@ for t in '' _01h455vb4pex5vsknk084sn02q user_01H455VB4PEX5VSKNK084SN02Q user_81h
   same_state "SELECT typeid_prefix('$t')" "SELECT typeid_prefix('$t')"
 done
 judge_states "$DB" messages
-check "bad text: the trusted message and DETAIL equal the C extension's" 0 "$states_messages_differ"
+check "bad text: the trusted message and DETAIL equal the C extension's (of more than 80 compared)" "0 t" \
+  "$states_messages_differ $([ "$states_messages_compared" -gt 80 ] && echo t || echo "f: $states_messages_compared")"

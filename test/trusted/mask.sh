@@ -26,10 +26,10 @@ mask_key_file() {
   as_user bash -c "umask 077 && printf '%s\n' \"\$@\" >'$SERVER_DATA/mask.keys.tmp' && mv '$SERVER_DATA/mask.keys.tmp' '$SERVER_DATA/mask.keys'" _ "$@"
   q postgres "$CDB" "SELECT pg_reload_conf()" >/dev/null
 }
-# c_masks_like TOKEN: waits (5 s at most) until a new backend of the C extension masks 1 as TOKEN
+# c_masks_like TOKEN: waits (60 s at most) until a new backend of the C extension masks 1 as TOKEN
 c_masks_like() {
   local i
-  for i in $(seq 1 50); do
+  for i in $(seq 1 600); do
     [ "$(q postgres "$CDB" "SELECT snowflake_mask(1)" 2>/dev/null)" = "$1" ] && return 0
     sleep 0.1
   done
@@ -177,7 +177,7 @@ check "a taken id refused with active => true leaves key 9 active" "9" \
 # key 3 removed from both: its tokens are refused alike
 mask_key_file "9 $MK_K2 active"
 q "$OWNER" "$DB" 'SELECT snowflake_mask_key_remove(3)' >/dev/null
-for i in $(seq 1 50); do
+for i in $(seq 1 600); do
   [ "$(sqlstate postgres "$CDB" "SELECT snowflake_unmask('$tok')")" = 22P02 ] && break
   sleep 0.1
 done

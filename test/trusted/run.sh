@@ -78,6 +78,40 @@ sqlstate() {
   }
   sed -n 's/^ERROR:  \([0-9A-Z]\{5\}\).*/\1/p' <<<"$out" | head -n 1
 }
+# errors_of ROLE DB SQL...: a line for each query, in order: "none" when it succeeds, else its
+# SQLSTATE, message and DETAIL, separated by tabs (the queries are dollar-quoted: none may hold
+# $snowflake_test$). A query that succeeds is rolled back by raising SFOK0, which no server
+# raises.
+errors_of() {
+  local role=$1 db=$2 s list=""
+  shift 2
+  for s in "$@"; do list+="${list:+, }\$snowflake_test\$$s\$snowflake_test\$"; done
+  "${PSQL[@]}" -U "$role" -d "$db" -At -f - <<SQL
+SET client_min_messages = error;
+CREATE FUNCTION pg_temp.errors_of(stmts text[]) RETURNS SETOF text LANGUAGE plpgsql AS \$f\$
+DECLARE
+  s text;
+  out text;
+  st text;
+  msg text;
+  det text;
+BEGIN
+  FOREACH s IN ARRAY stmts LOOP
+    BEGIN
+      EXECUTE format('SELECT string_agg(q::text, '','') FROM (%s) q', s) INTO out;
+      RAISE SQLSTATE 'SFOK0';
+    EXCEPTION WHEN SQLSTATE 'SFOK0' THEN
+      RETURN NEXT 'none';
+    WHEN OTHERS THEN
+      GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, msg = MESSAGE_TEXT, det = PG_EXCEPTION_DETAIL;
+      RETURN NEXT st || E'\t' || translate(msg, E'\n\t', '  ') || E'\t' || translate(det, E'\n\t', '  ');
+    END;
+  END LOOP;
+END
+\$f\$;
+SELECT pg_temp.errors_of(ARRAY[$list]::text[]);
+SQL
+}
 
 # 1. the committed installer is the generated one
 if "$ROOT/trusted/build.sh" --check; then ok "the committed installers (plain, pg_tle) equal a fresh generation"; else
@@ -98,6 +132,30 @@ open_out=$("${PSQL[@]}" -U "$OWNER" -d "${DB}_open" -v VERBOSITY=verbose -f "$RO
 check "the install into a schema others may create in: 42501, naming them" "42501|1" \
   "$(grep -c 'ERROR:  42501: other roles may create objects in schema public' <<<"$open_out" | sed 's/^[1-9][0-9]*$/42501/')|$(grep -c "Roles that may: PUBLIC (every role)" <<<"$open_out")"
 check "the refused install left nothing" 0 "$(q "$OWNER" "${DB}_open" "SELECT count(*) FROM pg_class WHERE relnamespace = 'public'::regnamespace")"
+# An operator of another role's, there before CREATE was taken back: of the exact types of a
+# call in the edition's bodies (bigint & integer), it would be bound in place of pg_catalog's
+# (which needs a cast) and run as the owner. Refused in its schema; not bound from another
+# schema of the installing session's search_path (the installer searches its own schema alone).
+# With it, an = (oid, regnamespace) that answers false: bound in the install's own checks, it
+# would hide both from them.
+q "$OTHER" "${DB}_open" "CREATE FUNCTION public.tr_and(bigint, integer) RETURNS bigint LANGUAGE sql IMMUTABLE RETURN 0" \
+  "CREATE OPERATOR public.& (LEFTARG = bigint, RIGHTARG = integer, FUNCTION = public.tr_and)" \
+  "CREATE FUNCTION public.tr_eq(oid, regnamespace) RETURNS boolean LANGUAGE sql IMMUTABLE RETURN false" \
+  "CREATE OPERATOR public.= (LEFTARG = oid, RIGHTARG = regnamespace, FUNCTION = public.tr_eq)" >/dev/null
+q "$OWNER" "${DB}_open" "REVOKE CREATE ON SCHEMA public FROM PUBLIC" "CREATE SCHEMA ids" >/dev/null
+open_out=$("${PSQL[@]}" -U "$OWNER" -d "${DB}_open" -v VERBOSITY=verbose -f "$ROOT/trusted/snowflake_trusted.sql" 2>&1 >/dev/null || true)
+check "the install into a schema that holds another role's operators: 42501, naming them" "1|1|1" \
+  "$(grep -c 'ERROR:  42501: schema public holds functions or operators of other roles' <<<"$open_out")|$(grep -c "operator &(bigint,integer) (owner $OTHER)" <<<"$open_out")|$(grep -c "operator =(oid,regnamespace) (owner $OTHER)" <<<"$open_out")"
+if "${PSQL[@]}" -U "$OWNER" -d "${DB}_open" -c "SET search_path = ids, public" -f "$ROOT/trusted/snowflake_trusted.sql" >/dev/null 2>&1 &&
+  q "$OWNER" "${DB}_open" "SELECT ids.snowflake_configure(shard_id => 5)" >/dev/null; then
+  ok "the install into schema ids, with search_path ids, public, then snowflake_configure"
+else bad "the install into schema ids, with search_path ids, public, failed"; fi
+check "no function of the edition uses a function or operator of another role's (of the functions' recorded uses)" "0|t" "$(q "$OWNER" "${DB}_open" "
+  SELECT count(*) FILTER (WHERE d.refclassid = 'pg_operator'::regclass AND d.refobjid IN (SELECT oid FROM pg_operator WHERE oprowner = '$OTHER'::regrole)
+      OR d.refclassid = 'pg_proc'::regclass AND d.refobjid IN (SELECT oid FROM pg_proc WHERE proowner = '$OTHER'::regrole)),
+    count(*) FILTER (WHERE d.refclassid = 'pg_proc'::regclass) > 0
+  FROM pg_depend d JOIN pg_proc p ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid
+  WHERE p.pronamespace = 'ids'::regnamespace::oid")"
 # CREATE granted to a role that cannot log in, which a login role reaches by SET ROLE
 q postgres postgres "CREATE ROLE tr_group NOLOGIN" "GRANT tr_group TO $OTHER" "ALTER ROLE $OTHER NOINHERIT" \
   "CREATE DATABASE ${DB}_group OWNER $OWNER" >/dev/null
@@ -119,6 +177,12 @@ for e in "SELECT * FROM snowflake_mask_keys" "SELECT setval('snowflake_counter',
 done
 check "default privileges to another role: it still generates and reads the configuration" "t|t" \
   "$(q "$OTHER" "${DB}_defacl" "SELECT snowflake_uuidv7() IS NOT NULL, (SELECT count(*) = 1 FROM snowflake_config)")"
+# The clock past the layout's range (2^40 ms after an epoch of 1970: 2004-11-03): the C
+# extension's 22008 and message, from the catch-up (not setval's 22003)
+q "$OWNER" "${DB}_defacl" "SELECT snowflake_configure(shard_id => 1, epoch => '1970-01-01 00:00:00+00')" >/dev/null
+check "snowflake() with the clock past its range: 22008, the C extension's message" \
+  "22008	snowflake values are exhausted: the clock is past the range of the layout	" \
+  "$(errors_of "$OTHER" "${DB}_defacl" "SELECT snowflake()")"
 "${PSQL[@]}" -U "$OWNER" -d "$DB" -q -f "$ROOT/trusted/snowflake_trusted.sql" >/dev/null
 # check_objects DB: what the install put in public is SQL and PL/pgSQL alone, and commented
 check_objects() {
@@ -319,65 +383,50 @@ check "after the crash, with the clock behind: every new ID above every old one 
 
 # 6. bad input: the same SQLSTATE as the C extension's. same_state TRUSTED_SQL C_SQL queues a
 # pair; judge_states runs each side's queue in one session, each statement in a subtransaction
-# of its own (pg_temp.errors_of below), and reports each pair: an error, the C extension's
+# of its own (errors_of, above), and reports each pair: an error, the C extension's
 # SQLSTATE. With "messages", a bad text's (22P02) message and DETAIL are compared too, and the
-# pairs whose differ are counted in states_messages_differ.
+# pairs whose differ are counted in states_messages_differ (of states_messages_compared). Only
+# queries are queued: each runs with its rows turned into text (so that a type's output
+# function runs too) and is then rolled back, so that none changes what the next one sees.
 states_mine=()
 states_theirs=()
 states_messages_differ=0
+states_messages_compared=0
 same_state() {
+  case "$1 $2" in
+    "SELECT "*" SELECT "*) ;;
+    *) die "same_state queues queries only (SELECT …): $1 / $2" ;;
+  esac
   states_mine+=("$1")
   states_theirs+=("$2")
 }
-# errors_of ROLE DB SQL...: a line for each statement, in order: "none" when it succeeds, else
-# its SQLSTATE, message and DETAIL, separated by tabs (the statements are dollar-quoted: none
-# may hold $snowflake_test$)
-errors_of() {
-  local role=$1 db=$2 s list=""
-  shift 2
-  for s in "$@"; do list+="${list:+, }\$snowflake_test\$$s\$snowflake_test\$"; done
-  "${PSQL[@]}" -U "$role" -d "$db" -At -f - <<SQL
-SET client_min_messages = error;
-CREATE FUNCTION pg_temp.errors_of(stmts text[]) RETURNS SETOF text LANGUAGE plpgsql AS \$f\$
-DECLARE
-  s text;
-  st text;
-  msg text;
-  det text;
-BEGIN
-  FOREACH s IN ARRAY stmts LOOP
-    BEGIN
-      EXECUTE s;
-      RETURN NEXT 'none';
-    EXCEPTION WHEN OTHERS THEN
-      GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, msg = MESSAGE_TEXT, det = PG_EXCEPTION_DETAIL;
-      RETURN NEXT st || E'\t' || translate(msg, E'\n\t', '  ') || E'\t' || translate(det, E'\n\t', '  ');
-    END;
-  END LOOP;
-END
-\$f\$;
-SELECT pg_temp.errors_of(ARRAY[$list]::text[]);
-SQL
-}
+# A batch that does not give a line a query (a crashed backend, say) is run again a query at a
+# time, so that the failure names its query.
 judge_states() {  # judge_states DB [messages]
   local mine=() theirs=() i m t
   [ ${#states_mine[@]} -gt 0 ] || return 0
   mapfile -t mine < <(errors_of "$OTHER" "$1" "${states_mine[@]}" || true)
   mapfile -t theirs < <(errors_of postgres "$CDB" "${states_theirs[@]}" || true)
   if [ ${#mine[@]} != ${#states_mine[@]} ] || [ ${#theirs[@]} != ${#states_theirs[@]} ]; then
-    bad "a batch of ${#states_mine[@]} bad inputs did not run: ${#mine[@]} trusted results, ${#theirs[@]} C results"
-  else
+    echo "(a batch of ${#states_mine[@]} bad inputs gave ${#mine[@]} trusted and ${#theirs[@]} C results: one at a time)"
     for i in "${!states_mine[@]}"; do
-      m=${mine[$i]%%$'\t'*}
-      t=${theirs[$i]%%$'\t'*}
-      if [ "$m" = "$t" ] && [ "$m" != none ]; then ok "${states_mine[$i]}: $m, as C"; else
-        bad "${states_mine[$i]}: trusted \"${mine[$i]}\", C \"${theirs[$i]}\" (${states_theirs[$i]})"; fi
-      if [ "${2:-}" = messages ] && [ "$t" = 22P02 ] && [ "${mine[$i]}" != "${theirs[$i]}" ]; then
+      mine[$i]=$(errors_of "$OTHER" "$1" "${states_mine[$i]}" 2>&1 | tr '\n' ' ') || true
+      theirs[$i]=$(errors_of postgres "$CDB" "${states_theirs[$i]}" 2>&1 | tr '\n' ' ') || true
+    done
+  fi
+  for i in "${!states_mine[@]}"; do
+    m=${mine[$i]%%$'\t'*}
+    t=${theirs[$i]%%$'\t'*}
+    if [ "$m" = "$t" ] && [[ $m =~ ^[0-9A-Z]{5}$ ]]; then ok "${states_mine[$i]}: $m, as C"; else
+      bad "${states_mine[$i]}: trusted \"${mine[$i]}\", C \"${theirs[$i]}\" (${states_theirs[$i]})"; fi
+    if [ "${2:-}" = messages ] && [ "$t" = 22P02 ]; then
+      states_messages_compared=$((states_messages_compared + 1))
+      if [ "${mine[$i]}" != "${theirs[$i]}" ]; then
         states_messages_differ=$((states_messages_differ + 1))
         echo "(message of ${states_mine[$i]}: trusted \"${mine[$i]}\", C \"${theirs[$i]}\")"
       fi
-    done
-  fi
+    fi
+  done
   states_mine=()
   states_theirs=()
 }
@@ -412,10 +461,10 @@ STANDBY_PORT=$((SERVER_PORT + 1))
 as_user rm -rf "$STANDBY"
 as_user "$PG_BIN/pg_basebackup" -h "$SERVER_SOCK" -p "$SERVER_PORT" -U postgres -D "$STANDBY" -R -X stream -c fast
 echo "port = $STANDBY_PORT" | as_user tee -a "$STANDBY/postgresql.auto.conf" >/dev/null
-as_user env LD_PRELOAD="$FAKETIME_LIB" FAKETIME=-20m DONT_FAKE_MONOTONIC=1 FAKETIME_DONT_FAKE_MONOTONIC=1 \
-  "$PG_BIN/pg_ctl" -D "$STANDBY" -l "$DIR/standby.log" -w start >/dev/null
 trap 'as_user "$PG_BIN/pg_ctl" -D "$SERVER_DATA" -m immediate stop >/dev/null 2>&1 || true
   as_user "$PG_BIN/pg_ctl" -D "$STANDBY" -m immediate stop >/dev/null 2>&1 || true' EXIT
+as_user env LD_PRELOAD="$FAKETIME_LIB" FAKETIME=-20m DONT_FAKE_MONOTONIC=1 FAKETIME_DONT_FAKE_MONOTONIC=1 \
+  "$PG_BIN/pg_ctl" -D "$STANDBY" -l "$DIR/standby.log" -w start >/dev/null
 on_standby() {  # on_standby ROLE SQL: the SQLSTATE and message of its error, or its rows
   "${PSQL[@]}" -p "$STANDBY_PORT" -U "$1" -d "$DB" -At -v VERBOSITY=verbose -c "$2" 2>&1 | sed -n 's/^ERROR:  //p; /^[a-z0-9]/p' | head -n 1
 }
@@ -429,7 +478,7 @@ check "on a standby: the decoders, the shifted UUIDv7 and the masks work" "5|tru
   "$(on_standby "$OTHER" "SELECT snowflake_shard($old_sf) || '|' || (uuidv7_timestamp(snowflake_uuidv7(interval '0')) IS NOT NULL) || '|' || (snowflake_unmask(snowflake_mask(42)) = 42)")"
 q "$OWNER" "$DB" "CREATE TABLE before_failover AS SELECT snowflake() AS sf, snowflake_uuidv7() AS u7, ulid() AS ul FROM generate_series(1, 1000)" \
   "GRANT SELECT ON before_failover TO $OTHER" >/dev/null
-lsn=$(q postgres "$DB" 'SELECT pg_current_wal_insert_lsn()')
+lsn=$(q postgres "$DB" 'SELECT pg_current_wal_flush_lsn()')
 for _ in $(seq 1 1800); do
   [ "$(on_standby postgres "SELECT pg_last_wal_replay_lsn() >= '$lsn'")" = t ] && break
   sleep 0.1
@@ -449,6 +498,7 @@ trap - EXIT
 
 # 9 to 12. the pg_tle installer, on a server of its own, where pg_tle is installed
 source "$(dirname "$0")/pg_tle.sh"
+[ ${#states_mine[@]} = 0 ] || bad "${#states_mine[@]} bad inputs were queued and never judged"
 
 if [ $failed != 0 ]; then
   echo "trusted edition: FAILED (logs and files in $DIR)"
