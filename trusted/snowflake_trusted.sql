@@ -84,7 +84,8 @@ DECLARE
 	who text;
 BEGIN
 	IF schema IS NULL THEN  -- at the install, before the configuration's table
-		schema := pg_catalog.current_schema()::regnamespace;
+		-- by its OID: the name's text read as regnamespace would be an identifier ("Ids" as ids)
+		schema := (SELECT n.oid FROM pg_catalog.pg_namespace n WHERE n.nspname = pg_catalog.current_schema())::regnamespace;
 	END IF;
 	who := snowflake_others_who_create(schema);
 	IF who IS NOT NULL THEN
@@ -191,11 +192,13 @@ BEGIN
 	BEGIN
 		LOCK TABLE snowflake_config IN EXCLUSIVE MODE;
 		-- the clock is read after the lock: the catch-up before this one may have moved the counter
-		now_ms := (date_part('epoch', clock_timestamp()) * 1000000)::bigint / 1000 - origin;
+		-- (pg_catalog's functions by name, and operands of the operators' exact types: this runs
+		-- as the owner, called by any role, and resolves names when it runs)
+		now_ms := (pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) * 1000000::double precision)::bigint / 1000 - origin;
 		IF now_ms < 0 THEN
 			RAISE EXCEPTION 'system clock is before snowflake.epoch'
 				USING ERRCODE = '22008',
-				DETAIL = format('The clock reads %s ms since 1970, the epoch is %s ms.', now_ms + origin, origin);
+				DETAIL = pg_catalog.format('The clock reads %s ms since 1970, the epoch is %s ms.', now_ms + origin, origin);
 		END IF;
 		-- past the layout's last millisecond: the C extension's error, not setval's
 		IF now_ms > last_ms THEN
@@ -350,7 +353,7 @@ BEGIN
 	IF epoch IS NOT NULL THEN
 		new_epoch := snowflake_checked_epoch(epoch);
 		-- the fast path does not look for a clock before the epoch: refused here, once
-		IF new_epoch > (date_part('epoch', clock_timestamp()) * 1000000)::bigint / 1000 THEN
+		IF new_epoch > (pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) * 1000000::double precision)::bigint / 1000 THEN
 			RAISE EXCEPTION 'epoch % is after the clock', epoch
 				USING ERRCODE = '22023', DETAIL = 'snowflake() counts milliseconds since the epoch: it must be in the past.';
 		END IF;
@@ -363,7 +366,7 @@ BEGIN
 					OR pg_sequence_last_value('snowflake_counter'::regclass) IS NOT NULL) THEN
 			RAISE EXCEPTION 'the epoch cannot change once a shard is configured or an ID issued'
 				USING ERRCODE = '55000',
-				DETAIL = format('The epoch is %s ms since 1970. IDs of another epoch would not be ordered after the ones issued with it, and their times would be read wrong.',
+				DETAIL = pg_catalog.format('The epoch is %s ms since 1970. IDs of another epoch would not be ordered after the ones issued with it, and their times would be read wrong.',
 					(SELECT c.epoch_ms FROM snowflake_config c)),
 				HINT = 'Give the epoch in the call that sets the first shard: snowflake_configure(shard_id => N, epoch => ...). Before any shard is set, a call of nextval() on snowflake_counter counts as an ID too: if none was kept, setval(''snowflake_counter'', 0, false) as the owner starts it afresh.';
 		END IF;
@@ -1240,6 +1243,7 @@ DECLARE
 		WHERE c.oid = 'snowflake_mask_keys'::regclass);
 	f text;
 BEGIN
+	PERFORM snowflake_refuse_open_schema();
 	IF crypto IS NULL THEN
 		PERFORM snowflake_mask_no_pgcrypto();
 	END IF;
@@ -1367,7 +1371,7 @@ BEGIN
 	IF prefix <> expected THEN
 		IF expected = '' THEN
 			RAISE EXCEPTION '% token has the prefix "%", and none was given', kind, prefix USING ERRCODE = '22P02',
-				HINT = format('Give the prefix the token must carry: %s_unmask(token, %L).', kind, prefix);
+				HINT = pg_catalog.format('Give the prefix the token must carry: %s_unmask(token, %L).', kind, prefix);
 		ELSIF prefix = '' THEN
 			RAISE EXCEPTION '% token has no prefix, not "%"', kind, expected USING ERRCODE = '22P02';
 		END IF;
@@ -1392,6 +1396,9 @@ COMMENT ON FUNCTION snowflake_mask_not_authentic(text, text) IS 'internal: raise
 
 -- 64-bit tokens
 
+-- The masks run as the owner, called by any role, and resolve names when they run (PL/pgSQL):
+-- the functions of pg_catalog that one of exact types elsewhere would win over (array_agg,
+-- polymorphic; format, variadic) are named with pg_catalog.
 CREATE FUNCTION snowflake_mask(id bigint, prefix text DEFAULT '') RETURNS text
 LANGUAGE plpgsql STABLE STRICT SECURITY DEFINER PARALLEL RESTRICTED AS $$
 DECLARE
@@ -1428,7 +1435,7 @@ BEGIN
 	END IF;
 	body := snowflake_mask_token_body(token, prefix, 'snowflake');
 	-- every key tried, whichever made the token, as the C extension does; the active first
-	SELECT (array_agg(substr(b.block, 1, 8) ORDER BY k.active DESC, k.key_id)
+	SELECT (pg_catalog.array_agg(substr(b.block, 1, 8) ORDER BY k.active DESC, k.key_id)
 			FILTER (WHERE substr(b.block, 9) = CASE WHEN prefix = '' THEN k.bigint_tail
 				ELSE k.key_byte || substr(snowflake_mask_hmac(pg_catalog.convert_to(prefix, 'UTF8'::name), k.bigint_prefix_key), 1, 7) END))[1],
 			count(*)
@@ -1494,7 +1501,7 @@ BEGIN
 		PERFORM snowflake_mask_bad_prefix(prefix);
 	END IF;
 	body := snowflake_mask_token_body(token, prefix, 'sno');
-	SELECT (array_agg(substr(b.block, 1, 10) ORDER BY k.active DESC, k.key_id)
+	SELECT (pg_catalog.array_agg(substr(b.block, 1, 10) ORDER BY k.active DESC, k.key_id)
 			FILTER (WHERE substr(b.block, 11) = CASE WHEN prefix = '' THEN k.sno_tail
 				ELSE k.key_byte || substr(snowflake_mask_hmac(pg_catalog.convert_to(prefix, 'UTF8'::name), k.sno_prefix_key), 1, 5) END))[1],
 			count(*)
@@ -1647,19 +1654,26 @@ COMMENT ON FUNCTION snowflake_mask_key_fingerprint() IS 'the C extension''s snow
 -- resolves names in pg_catalog first, then this schema, never in pg_temp first. Pinned here,
 -- where the schema is known (the plain installer has no placeholder for it), for all of them
 -- at once, so that none added in another file is missed.
+-- The schema is taken by its OID, never through its name's text (which regnamespace would read
+-- as an identifier: "Ids" as ids); the ALTER then names it quoted. None may be left unpinned.
 DO $$
 DECLARE
 	f regprocedure;
-	schema name := (SELECT n.nspname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-		WHERE c.oid = 'snowflake_config'::regclass);
+	nsp oid := (SELECT c.relnamespace FROM pg_class c WHERE c.oid = 'snowflake_config'::regclass);
+	schema name := (SELECT n.nspname FROM pg_namespace n WHERE n.oid = nsp);
 BEGIN
 	FOR f IN SELECT p.oid FROM pg_proc p
-		WHERE p.pronamespace = schema::regnamespace AND p.prosecdef
+		WHERE p.pronamespace = nsp AND p.prosecdef
 			AND (p.proconfig IS NULL OR NOT EXISTS
 				(SELECT FROM unnest(p.proconfig) c WHERE c LIKE 'search_path=%'))
 	LOOP
 		EXECUTE format('ALTER FUNCTION %s SET search_path = pg_catalog, %I, pg_temp', f, schema);
 	END LOOP;
+	IF EXISTS (SELECT FROM pg_proc p WHERE p.pronamespace = nsp AND p.prosecdef
+			AND NOT (p.proconfig @> ARRAY[format('search_path=pg_catalog, %I, pg_temp', schema)])) THEN
+		RAISE EXCEPTION 'a SECURITY DEFINER function of the edition in schema % was not pinned', schema
+			USING ERRCODE = 'XX000';
+	END IF;
 END
 $$;
 

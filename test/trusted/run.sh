@@ -156,6 +156,36 @@ check "no function of the edition uses a function or operator of another role's 
     count(*) FILTER (WHERE d.refclassid = 'pg_proc'::regclass) > 0
   FROM pg_depend d JOIN pg_proc p ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid
   WHERE p.pronamespace = 'ids'::regnamespace::oid")"
+# A schema whose name needs quotes ("Ids", beside ids): checked and pinned by its own name,
+# not by ids (the text of "Ids" read as an identifier)
+q "$OWNER" "${DB}_open" 'CREATE SCHEMA "Ids"' "GRANT CREATE ON SCHEMA \"Ids\" TO $OTHER" >/dev/null
+open_out=$("${PSQL[@]}" -U "$OWNER" -d "${DB}_open" -v VERBOSITY=verbose -c 'SET search_path = "Ids"' -f "$ROOT/trusted/snowflake_trusted.sql" 2>&1 >/dev/null || true)
+check "the install into schema \"Ids\" where another role may create: 42501, naming it" 1 \
+  "$(grep -c "ERROR:  42501: other roles may create objects in schema \"Ids\"" <<<"$open_out")"
+q "$OWNER" "${DB}_open" "REVOKE CREATE ON SCHEMA \"Ids\" FROM $OTHER" >/dev/null
+"${PSQL[@]}" -U "$OWNER" -d "${DB}_open" -c 'SET search_path = "Ids"' -f "$ROOT/trusted/snowflake_trusted.sql" >/dev/null
+check "the install into schema \"Ids\": every SECURITY DEFINER function pins search_path = pg_catalog, \"Ids\", pg_temp" "t|0" \
+  "$(q "$OWNER" "${DB}_open" "SELECT count(*) > 10, count(*) FILTER (WHERE NOT proconfig @> ARRAY['search_path=pg_catalog, \"Ids\", pg_temp'])
+    FROM pg_proc WHERE pronamespace = (SELECT oid FROM pg_namespace WHERE nspname = 'Ids') AND prosecdef")"
+# Objects another role puts in the schema after the install (CREATE granted for a while, or
+# its transaction open across the REVOKE): functions that run as the owner when any role calls
+# them (the catch-up, the masks) and that resolve names as they run call pg_catalog's by name
+# or with operands of the exact types, so that none of these takes their place. Each raises.
+q "$OWNER" "${DB}_open" "CREATE EXTENSION pgcrypto" "SELECT ids.snowflake_mask_use_pgcrypto()" \
+  "SELECT ids.snowflake_mask_key_add(1, '$(openssl rand -hex 32)', true)" "GRANT USAGE, CREATE ON SCHEMA ids TO $OTHER" >/dev/null
+q "$OTHER" "${DB}_open" "CREATE FUNCTION ids.tr_mul(double precision, integer) RETURNS double precision LANGUAGE plpgsql AS \$\$BEGIN RAISE EXCEPTION 'hijacked by *'; END\$\$" \
+  "CREATE OPERATOR ids.* (LEFTARG = double precision, RIGHTARG = integer, FUNCTION = ids.tr_mul)" \
+  "CREATE FUNCTION ids.tr_agg(bytea[], bytea) RETURNS bytea[] LANGUAGE plpgsql AS \$\$BEGIN RAISE EXCEPTION 'hijacked by array_agg'; END\$\$" \
+  "CREATE AGGREGATE ids.array_agg(bytea) (SFUNC = ids.tr_agg, STYPE = bytea[])" \
+  "CREATE FUNCTION ids.format(text, text, text) RETURNS text LANGUAGE plpgsql AS \$\$BEGIN RAISE EXCEPTION 'hijacked by format'; END\$\$" >/dev/null
+q "$OWNER" "${DB}_open" "REVOKE CREATE ON SCHEMA ids FROM $OTHER" >/dev/null
+check "another role's *(double precision, integer), array_agg(bytea) and format(text, text, text) in the schema: the catch-up and the masks run pg_catalog's" \
+  "t|t|t|t" "$(q "$OTHER" "${DB}_open" "BEGIN" "SELECT ids.snowflake() > 0, pg_stat_get_xact_function_calls('ids.snowflake_catch_up'::regproc) > 0,
+    ids.snowflake_unmask(ids.snowflake_mask(42)) = 42, ids.sno_unmask(ids.sno_mask('\\x0123456789abcdef0123'::bytea)) = '\\x0123456789abcdef0123'::bytea" "COMMIT")"
+check "another role's format(text, text, text) in the schema: a token's prefix refused with the edition's 22P02" \
+  "22P02	snowflake token has the prefix \"ab\", and none was given	" \
+  "$(errors_of "$OTHER" "${DB}_open" "SELECT ids.snowflake_unmask('ab_' || ids.snowflake_mask(42))")"
+q "$OTHER" "${DB}_open" "DROP FUNCTION ids.format(text, text, text)" "DROP AGGREGATE ids.array_agg(bytea)" "DROP OPERATOR ids.* (double precision, integer)" >/dev/null
 # CREATE granted to a role that cannot log in, which a login role reaches by SET ROLE
 q postgres postgres "CREATE ROLE tr_group NOLOGIN" "GRANT tr_group TO $OTHER" "ALTER ROLE $OTHER NOINHERIT" \
   "CREATE DATABASE ${DB}_group OWNER $OWNER" >/dev/null

@@ -2,19 +2,26 @@
 -- resolves names in pg_catalog first, then this schema, never in pg_temp first. Pinned here,
 -- where the schema is known (the plain installer has no placeholder for it), for all of them
 -- at once, so that none added in another file is missed.
+-- The schema is taken by its OID, never through its name's text (which regnamespace would read
+-- as an identifier: "Ids" as ids); the ALTER then names it quoted. None may be left unpinned.
 DO $$
 DECLARE
 	f regprocedure;
-	schema name := (SELECT n.nspname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-		WHERE c.oid = 'snowflake_config'::regclass);
+	nsp oid := (SELECT c.relnamespace FROM pg_class c WHERE c.oid = 'snowflake_config'::regclass);
+	schema name := (SELECT n.nspname FROM pg_namespace n WHERE n.oid = nsp);
 BEGIN
 	FOR f IN SELECT p.oid FROM pg_proc p
-		WHERE p.pronamespace = schema::regnamespace AND p.prosecdef
+		WHERE p.pronamespace = nsp AND p.prosecdef
 			AND (p.proconfig IS NULL OR NOT EXISTS
 				(SELECT FROM unnest(p.proconfig) c WHERE c LIKE 'search_path=%'))
 	LOOP
 		EXECUTE format('ALTER FUNCTION %s SET search_path = pg_catalog, %I, pg_temp', f, schema);
 	END LOOP;
+	IF EXISTS (SELECT FROM pg_proc p WHERE p.pronamespace = nsp AND p.prosecdef
+			AND NOT (p.proconfig @> ARRAY[format('search_path=pg_catalog, %I, pg_temp', schema)])) THEN
+		RAISE EXCEPTION 'a SECURITY DEFINER function of the edition in schema % was not pinned', schema
+			USING ERRCODE = 'XX000';
+	END IF;
 END
 $$;
 

@@ -69,6 +69,7 @@ DECLARE
 		WHERE c.oid = 'snowflake_mask_keys'::regclass);
 	f text;
 BEGIN
+	PERFORM snowflake_refuse_open_schema();
 	IF crypto IS NULL THEN
 		PERFORM snowflake_mask_no_pgcrypto();
 	END IF;
@@ -196,7 +197,7 @@ BEGIN
 	IF prefix <> expected THEN
 		IF expected = '' THEN
 			RAISE EXCEPTION '% token has the prefix "%", and none was given', kind, prefix USING ERRCODE = '22P02',
-				HINT = format('Give the prefix the token must carry: %s_unmask(token, %L).', kind, prefix);
+				HINT = pg_catalog.format('Give the prefix the token must carry: %s_unmask(token, %L).', kind, prefix);
 		ELSIF prefix = '' THEN
 			RAISE EXCEPTION '% token has no prefix, not "%"', kind, expected USING ERRCODE = '22P02';
 		END IF;
@@ -221,6 +222,9 @@ COMMENT ON FUNCTION snowflake_mask_not_authentic(text, text) IS 'internal: raise
 
 -- 64-bit tokens
 
+-- The masks run as the owner, called by any role, and resolve names when they run (PL/pgSQL):
+-- the functions of pg_catalog that one of exact types elsewhere would win over (array_agg,
+-- polymorphic; format, variadic) are named with pg_catalog.
 CREATE FUNCTION snowflake_mask(id bigint, prefix text DEFAULT '') RETURNS text
 LANGUAGE plpgsql STABLE STRICT SECURITY DEFINER PARALLEL RESTRICTED AS $$
 DECLARE
@@ -257,7 +261,7 @@ BEGIN
 	END IF;
 	body := snowflake_mask_token_body(token, prefix, 'snowflake');
 	-- every key tried, whichever made the token, as the C extension does; the active first
-	SELECT (array_agg(substr(b.block, 1, 8) ORDER BY k.active DESC, k.key_id)
+	SELECT (pg_catalog.array_agg(substr(b.block, 1, 8) ORDER BY k.active DESC, k.key_id)
 			FILTER (WHERE substr(b.block, 9) = CASE WHEN prefix = '' THEN k.bigint_tail
 				ELSE k.key_byte || substr(snowflake_mask_hmac(pg_catalog.convert_to(prefix, 'UTF8'::name), k.bigint_prefix_key), 1, 7) END))[1],
 			count(*)
@@ -323,7 +327,7 @@ BEGIN
 		PERFORM snowflake_mask_bad_prefix(prefix);
 	END IF;
 	body := snowflake_mask_token_body(token, prefix, 'sno');
-	SELECT (array_agg(substr(b.block, 1, 10) ORDER BY k.active DESC, k.key_id)
+	SELECT (pg_catalog.array_agg(substr(b.block, 1, 10) ORDER BY k.active DESC, k.key_id)
 			FILTER (WHERE substr(b.block, 11) = CASE WHEN prefix = '' THEN k.sno_tail
 				ELSE k.key_byte || substr(snowflake_mask_hmac(pg_catalog.convert_to(prefix, 'UTF8'::name), k.sno_prefix_key), 1, 5) END))[1],
 			count(*)

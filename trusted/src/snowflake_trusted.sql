@@ -61,7 +61,8 @@ DECLARE
 	who text;
 BEGIN
 	IF schema IS NULL THEN  -- at the install, before the configuration's table
-		schema := pg_catalog.current_schema()::regnamespace;
+		-- by its OID: the name's text read as regnamespace would be an identifier ("Ids" as ids)
+		schema := (SELECT n.oid FROM pg_catalog.pg_namespace n WHERE n.nspname = pg_catalog.current_schema())::regnamespace;
 	END IF;
 	who := snowflake_others_who_create(schema);
 	IF who IS NOT NULL THEN
@@ -168,11 +169,13 @@ BEGIN
 	BEGIN
 		LOCK TABLE snowflake_config IN EXCLUSIVE MODE;
 		-- the clock is read after the lock: the catch-up before this one may have moved the counter
-		now_ms := (date_part('epoch', clock_timestamp()) * 1000000)::bigint / 1000 - origin;
+		-- (pg_catalog's functions by name, and operands of the operators' exact types: this runs
+		-- as the owner, called by any role, and resolves names when it runs)
+		now_ms := (pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) * 1000000::double precision)::bigint / 1000 - origin;
 		IF now_ms < 0 THEN
 			RAISE EXCEPTION 'system clock is before snowflake.epoch'
 				USING ERRCODE = '22008',
-				DETAIL = format('The clock reads %s ms since 1970, the epoch is %s ms.', now_ms + origin, origin);
+				DETAIL = pg_catalog.format('The clock reads %s ms since 1970, the epoch is %s ms.', now_ms + origin, origin);
 		END IF;
 		-- past the layout's last millisecond: the C extension's error, not setval's
 		IF now_ms > last_ms THEN
@@ -327,7 +330,7 @@ BEGIN
 	IF epoch IS NOT NULL THEN
 		new_epoch := snowflake_checked_epoch(epoch);
 		-- the fast path does not look for a clock before the epoch: refused here, once
-		IF new_epoch > (date_part('epoch', clock_timestamp()) * 1000000)::bigint / 1000 THEN
+		IF new_epoch > (pg_catalog.date_part('epoch', pg_catalog.clock_timestamp()) * 1000000::double precision)::bigint / 1000 THEN
 			RAISE EXCEPTION 'epoch % is after the clock', epoch
 				USING ERRCODE = '22023', DETAIL = 'snowflake() counts milliseconds since the epoch: it must be in the past.';
 		END IF;
@@ -340,7 +343,7 @@ BEGIN
 					OR pg_sequence_last_value('snowflake_counter'::regclass) IS NOT NULL) THEN
 			RAISE EXCEPTION 'the epoch cannot change once a shard is configured or an ID issued'
 				USING ERRCODE = '55000',
-				DETAIL = format('The epoch is %s ms since 1970. IDs of another epoch would not be ordered after the ones issued with it, and their times would be read wrong.',
+				DETAIL = pg_catalog.format('The epoch is %s ms since 1970. IDs of another epoch would not be ordered after the ones issued with it, and their times would be read wrong.',
 					(SELECT c.epoch_ms FROM snowflake_config c)),
 				HINT = 'Give the epoch in the call that sets the first shard: snowflake_configure(shard_id => N, epoch => ...). Before any shard is set, a call of nextval() on snowflake_counter counts as an ID too: if none was kept, setval(''snowflake_counter'', 0, false) as the owner starts it afresh.';
 		END IF;
